@@ -1,0 +1,178 @@
+/*
+ * tachy/exchange.h - one request/response exchange: HttpExchange.
+ *
+ * An exchange is created by the connection thread for every request and passed to the
+ * context's filters and handler. It belongs to one thread at a time: the connection
+ * thread, or another thread the handler hands it to (the connection thread then waits
+ * for the exchange to be closed). Every string and headers object returned is borrowed
+ * and valid until the exchange is closed and its handler has returned.
+ *
+ * Response framing follows HttpExchange.sendResponseHeaders(code, len) exactly:
+ *   len > 0  fixed length: Content-length: len, exactly len bytes must be written;
+ *   len == 0 chunked (Transfer-encoding: chunked; HTTP/1.0 clients: body until close);
+ *   len == -1 no body (Content-length: 0).
+ * HEAD requests, 1xx, 204 and 304 never carry a body whatever len says (the JDK logs a
+ * warning and forces the length). A Date header is always added.
+ */
+#ifndef TACHY_EXCHANGE_H
+#define TACHY_EXCHANGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <tachy/export.h>
+#include <tachy/headers.h>
+#include <tachy/server.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- request ------------------------------------------------------------------------ */
+
+/* Request method as sent ("GET", "POST", any token). */
+TACHY_API const char *tachy_exchange_request_method(const tachy_exchange *ex);
+
+/* The raw request-target as sent ("/a%20b?x=1") - HttpExchange.getRequestURI's source. */
+TACHY_API const char *tachy_exchange_request_uri(const tachy_exchange *ex);
+
+/* The percent-decoded path (URI.getPath: "/a b"), used for context matching. */
+TACHY_API const char *tachy_exchange_request_path(const tachy_exchange *ex);
+
+/* The raw query without '?' (URI.getRawQuery), or NULL when there is none. */
+TACHY_API const char *tachy_exchange_request_query(const tachy_exchange *ex);
+
+/* The request's protocol as sent ("HTTP/1.1") - HttpExchange.getProtocol. */
+TACHY_API const char *tachy_exchange_protocol(const tachy_exchange *ex);
+
+/* Request headers (HttpExchange.getRequestHeaders). Borrowed; may be modified. */
+TACHY_API tachy_headers *tachy_exchange_request_headers(tachy_exchange *ex);
+
+/* Declared request body length: >= 0 for Content-Length (0 when there is no body),
+ * -1 for a chunked body. */
+TACHY_API int64_t tachy_exchange_request_content_length(const tachy_exchange *ex);
+
+/*
+ * Reads request body bytes (HttpExchange.getRequestBody().read). Fixed-length and chunked
+ * bodies are decoded; "Expect: 100-continue" was already answered before the handler ran.
+ * Returns the number of bytes read (> 0), 0 at the end of the body, or TACHY_ETRUNCATED
+ * (client closed early), TACHY_ETIMEDOUT, TACHY_EPROTO (bad chunk framing),
+ * TACHY_ECLOSED (body stream closed). Blocks until at least one byte or the end.
+ */
+TACHY_API ssize_t tachy_exchange_read(tachy_exchange *ex, void *buf, size_t len);
+
+/* Body bytes that can be read without blocking (InputStream.available). >= 0 or error. */
+TACHY_API ssize_t tachy_exchange_available(tachy_exchange *ex);
+
+/* Closes the request body stream (InputStream.close): the unread rest is drained, up to
+ * drain_amount bytes; beyond that the connection will close after this exchange. */
+TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex);
+
+/* ---- response ----------------------------------------------------------------------- */
+
+/* Response headers (HttpExchange.getResponseHeaders). Borrowed; modify before sending. */
+TACHY_API tachy_headers *tachy_exchange_response_headers(tachy_exchange *ex);
+
+/*
+ * HttpExchange.sendResponseHeaders(code, len): see the framing rules above. code must be
+ * 100..999 (TACHY_EINVAL). TACHY_EHDRSENT if already sent. TACHY_EBADHEADER if a response
+ * header contains CR/LF (nothing is written). The status line and headers are buffered
+ * and leave with the body (or at the next flush). After a no-body response (len -1,
+ * HEAD, 1xx, 204, 304) the response is complete.
+ */
+TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code, int64_t len);
+
+/* The code passed to send_response_headers, or -1 before (getResponseCode). */
+TACHY_API int tachy_exchange_response_code(const tachy_exchange *ex);
+
+/*
+ * Writes response body bytes (getResponseBody().write). Returns len, or TACHY_EHDRNOTSENT,
+ * TACHY_ETOOLONG (more than the fixed length; nothing written), TACHY_ENOBODY (response
+ * has no body), TACHY_ECLOSED, TACHY_EIO / TACHY_EPEERCLOSED / TACHY_ETIMEDOUT. Bytes
+ * are buffered; they leave when the buffer fills, on flush, or when the response ends
+ * (coalesced with the responses to pipelined requests).
+ */
+TACHY_API ssize_t tachy_exchange_write(tachy_exchange *ex, const void *buf, size_t len);
+
+/* Sends what is buffered now (OutputStream.flush); chunked bodies emit a chunk. */
+TACHY_API int tachy_exchange_flush(tachy_exchange *ex);
+
+/* Ends the response body (getResponseBody().close): writes the final chunk; a fixed
+ * length body that is short gives TACHY_ESHORT and the connection will close. */
+TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex);
+
+/*
+ * HttpExchange.close(): drains/closes the request body, then ends the response body.
+ * If headers were never sent the connection is closed without a response (as the JDK
+ * does). Idempotent. After close every other call fails with TACHY_ECLOSED, but
+ * getters stay valid until the handler has returned.
+ */
+TACHY_API int tachy_exchange_close(tachy_exchange *ex);
+
+/* ---- everything else ---------------------------------------------------------------- */
+
+/* The context serving this exchange (HttpExchange.getHttpContext). Borrowed. */
+TACHY_API tachy_context *tachy_exchange_context(const tachy_exchange *ex);
+
+/* Addresses (getRemoteAddress / getLocalAddress): numeric host and port. */
+TACHY_API int tachy_exchange_remote_address(const tachy_exchange *ex, char *host, size_t cap,
+                                            int *port);
+TACHY_API int tachy_exchange_local_address(const tachy_exchange *ex, char *host, size_t cap,
+                                           int *port);
+TACHY_API const struct sockaddr *tachy_exchange_remote_sockaddr(const tachy_exchange *ex,
+                                                                socklen_t *len);
+TACHY_API const struct sockaddr *tachy_exchange_local_sockaddr(const tachy_exchange *ex,
+                                                               socklen_t *len);
+
+/* Per-exchange attributes (getAttribute/setAttribute). name copied, value stored as is
+ * (borrowed - the caller manages its memory); NULL removes. */
+TACHY_API int tachy_exchange_set_attribute(tachy_exchange *ex, const char *name, void *value);
+TACHY_API void *tachy_exchange_attribute(const tachy_exchange *ex, const char *name);
+
+/* The authenticated principal (getPrincipal): user and realm, or NULL if none. */
+TACHY_API const char *tachy_exchange_principal_user(const tachy_exchange *ex);
+TACHY_API const char *tachy_exchange_principal_realm(const tachy_exchange *ex);
+/* Sets the principal (what an authenticator's Success does). Strings are copied. */
+TACHY_API int tachy_exchange_set_principal(tachy_exchange *ex, const char *user,
+                                           const char *realm);
+
+/* 1 when the connection is TLS (HttpsExchange), else 0. */
+TACHY_API int tachy_exchange_is_secure(const tachy_exchange *ex);
+
+/* ---- protocol upgrade (WebSocket and friends) --------------------------------------- */
+
+/* A raw byte stream over the connection after an upgrade. Owned by the connection. */
+typedef struct tachy_stream tachy_stream;
+
+/*
+ * Takes over the connection's byte streams after a 101 response. Call after
+ * tachy_exchange_send_response_headers(ex, 101, -1); the 101 is flushed, and *out gets a
+ * stream whose reads return first any bytes the client sent after the request, then the
+ * socket's. The stream is valid until the handler returns; then the connection closes.
+ * TACHY_ESTATE if the response is not a 101 or a body is pending.
+ */
+TACHY_API int tachy_exchange_upgrade(tachy_exchange *ex, tachy_stream **out);
+
+/* Reads up to len bytes; waits at most timeout_ms (-1 = forever). Returns > 0 bytes,
+ * 0 at EOF, TACHY_ETIMEDOUT, TACHY_EIO, TACHY_ECLOSED (stream shut down). Reader thread
+ * only (one reader at a time). */
+TACHY_API ssize_t tachy_stream_read(tachy_stream *s, void *buf, size_t len, int timeout_ms);
+
+/* Writes all len bytes or fails; waits at most timeout_ms overall (-1 = forever). Not
+ * synchronised: callers that write from several threads serialise themselves (ws.c does).
+ * Returns len or TACHY_ETIMEDOUT / TACHY_EIO / TACHY_EPEERCLOSED / TACHY_ECLOSED. */
+TACHY_API ssize_t tachy_stream_write(tachy_stream *s, const void *buf, size_t len,
+                                     int timeout_ms);
+
+/* Shuts the stream down in both directions: a blocked reader returns, later calls fail
+ * with TACHY_ECLOSED. Any thread; idempotent. */
+TACHY_API void tachy_stream_shutdown(tachy_stream *s);
+
+/* The underlying socket (for poll() by advanced users; do not close it). */
+TACHY_API int tachy_stream_fd(const tachy_stream *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,183 @@
+/*
+ * tachy/server.h - the server and its contexts: HttpServer and HttpContext.
+ *
+ * Model: one acceptor thread per server; every accepted connection is served by one
+ * thread from a pool for the connection's whole life (thread-per-connection), so a
+ * handler may block freely. Idle pool threads wait thread_keepalive_ms for a new
+ * connection before exiting.
+ *
+ * Lifetime: tachy_server_create*() -> [bind] -> create contexts -> start -> stop ->
+ * destroy. Contexts may be created and removed at any time, from any thread.
+ */
+#ifndef TACHY_SERVER_H
+#define TACHY_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <tachy/export.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tachy_server tachy_server;
+typedef struct tachy_context tachy_context;
+typedef struct tachy_exchange tachy_exchange;
+typedef struct tachy_filter tachy_filter;
+typedef struct tachy_authenticator tachy_authenticator;
+
+/*
+ * A handler (HttpHandler.handle). Runs on the connection's thread. Return 0 normally;
+ * return a negative value to report failure - the equivalent of a Java handler throwing:
+ * the exchange is abandoned and the connection is closed without a response being
+ * invented (exactly what the JDK does). A handler may also return 0 without closing the
+ * exchange after handing it to another thread; the connection then waits until that
+ * thread closes the exchange (or the response time limit / stop() ends it).
+ */
+typedef int (*tachy_handler_fn)(tachy_exchange *ex, void *user);
+
+/* Log levels passed to tachy_options.log (mirroring System.Logger.Level). */
+enum tachy_log_level { TACHY_LOG_DEBUG = 1, TACHY_LOG_INFO, TACHY_LOG_WARNING, TACHY_LOG_ERROR };
+
+/*
+ * Server options. Always initialise with tachy_options_init() and then change fields:
+ * new fields may be added at the end. Field names follow the JDK system properties
+ * (sun.net.httpserver.* / jdk.httpserver.*); defaults are the JDK's unless noted.
+ * Times are in milliseconds; -1 means "no limit" where stated.
+ */
+typedef struct tachy_options {
+    int max_req_headers;       /* maxReqHeaders: max header lines per request (200) -> 431  */
+    int max_req_header_size;   /* maxReqHeaderSize: max bytes of all header lines (393216)  */
+    int max_request_line;      /* tachy: longest request line in bytes (16384) -> 414      */
+    long max_req_time_ms;      /* maxReqTime: time to receive a request's headers (-1)     */
+    long max_rsp_time_ms;      /* maxRspTime: time to send one response (-1)               */
+    long idle_interval_ms;     /* idleInterval: keep-alive idle timeout (30000)            */
+    int max_idle_connections;  /* maxIdleConnections: idle keep-alive connections kept (200) */
+    int max_connections;       /* jdk.httpserver.maxConnections: -1 or 0 = unlimited       */
+    long drain_amount;         /* drainAmount: unread request body drained at close (65536) */
+    int nodelay;               /* nodelay: TCP_NODELAY on accepted sockets (tachy: 1)      */
+    size_t thread_stack_size;  /* connection thread stack in bytes (tachy: 256 KiB)        */
+    long thread_keepalive_ms;  /* how long an idle pooled thread waits for work (10000)    */
+    size_t max_chunk_ext;      /* tachy: longest chunk-size line incl. extensions (4096)   */
+    /* Called on every connection/acceptor thread right after it starts and right before
+     * it exits, on that thread (the JNI bridge attaches/detaches threads here). name is
+     * a short readable thread name. Either may be NULL. */
+    void (*on_thread_start)(void *user, const char *name);
+    void (*on_thread_stop)(void *user);
+    void *thread_hook_user;
+    /* Diagnostics (handler failures, rejected connections). NULL = silent. Any thread. */
+    void (*log)(void *user, int level, const char *message);
+    void *log_user;
+} tachy_options;
+
+/* Fills opt with the defaults above. Any thread. */
+TACHY_API void tachy_options_init(tachy_options *opt);
+
+/* ---- server ------------------------------------------------------------------------ */
+
+/* Creates an unbound server (HttpServer.create()). opt is copied; NULL = defaults.
+ * The caller owns *out: tachy_server_destroy. Any thread. */
+TACHY_API int tachy_server_create_unbound(tachy_server **out, const tachy_options *opt);
+
+/* Creates a server bound to host:port (HttpServer.create(addr, backlog)). host NULL or
+ * "" = all addresses (wildcard), a name is resolved; port 0 = an ephemeral port;
+ * backlog <= 0 = the system default. Errors: TACHY_EADDRINUSE, TACHY_EADDRNOTAVAIL,
+ * TACHY_ESYS, TACHY_ENOMEM, TACHY_EINVAL. */
+TACHY_API int tachy_server_create(tachy_server **out, const char *host, int port, int backlog,
+                                  const tachy_options *opt);
+
+/* Binds an unbound server (HttpServer.bind). TACHY_EBOUND if already bound. */
+TACHY_API int tachy_server_bind(tachy_server *srv, const char *host, int port, int backlog);
+
+/* Starts accepting (HttpServer.start). TACHY_ENOTBOUND, TACHY_ESTARTED (second start),
+ * TACHY_ESTOPPED (after stop). Returns once the listening socket accepts connections. */
+TACHY_API int tachy_server_start(tachy_server *srv);
+
+/*
+ * HttpServer.stop(delay): stops accepting at once, closes idle connections, lets active
+ * exchanges finish for at most delay_seconds, then closes every connection. Returns when
+ * every connection thread and the acceptor have exited. A second call is harmless and
+ * returns 0. delay_seconds < 0 gives TACHY_EINVAL. Must not be called from a handler
+ * running on this server (it would wait for itself); any other thread.
+ */
+TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds);
+
+/* Stops (delay 0) if needed and frees the server and its contexts. NULL is a no-op.
+ * Any thread except the server's own; srv and every context handle become invalid. */
+TACHY_API void tachy_server_destroy(tachy_server *srv);
+
+/* The bound address (HttpServer.getAddress): numeric host into host (cap bytes) and the
+ * real port into *port (port 0 at bind -> the port the system chose). Either output may
+ * be NULL. TACHY_ENOTBOUND before bind. Any thread. */
+TACHY_API int tachy_server_address(const tachy_server *srv, char *host, size_t cap, int *port);
+
+/* Convenience: the bound port, or TACHY_ENOTBOUND. Any thread. */
+TACHY_API int tachy_server_port(const tachy_server *srv);
+
+/* The listening socket, or -1 (for diagnostics and tests; do not close it). */
+TACHY_API int tachy_server_fd(const tachy_server *srv);
+
+/* The options in force (borrowed, read-only, valid for the server's life). */
+TACHY_API const tachy_options *tachy_server_options(const tachy_server *srv);
+
+/*
+ * HttpServer.createContext(path[, handler]). path must start with '/' (TACHY_EINVAL) and
+ * not already exist (TACHY_EEXISTS). handler may be NULL: requests then get the JDK's
+ * 500 "No handler for context". *out (may be NULL) is borrowed: valid until the context
+ * is removed or the server destroyed. Any thread, also while serving.
+ */
+TACHY_API int tachy_server_create_context(tachy_server *srv, const char *path,
+                                          tachy_handler_fn handler, void *user,
+                                          tachy_context **out);
+
+/* HttpServer.removeContext(path) / removeContext(context). TACHY_ENOTFOUND if absent.
+ * Exchanges already running on the context finish normally. Any thread. */
+TACHY_API int tachy_server_remove_context(tachy_server *srv, const char *path);
+TACHY_API int tachy_server_remove_context_handle(tachy_server *srv, tachy_context *ctx);
+
+/* The context that would serve path (decoded request path), or NULL: the JDK's rule, the
+ * longest context path that is a plain string prefix of path. Borrowed. Any thread. */
+TACHY_API tachy_context *tachy_server_find_context(tachy_server *srv, const char *path);
+
+/* Number of open connections (for tests and metrics). Any thread. */
+TACHY_API int tachy_server_connection_count(const tachy_server *srv);
+
+/* ---- context (HttpContext) --------------------------------------------------------- */
+
+/* The context's path (borrowed, immutable). */
+TACHY_API const char *tachy_context_path(const tachy_context *ctx);
+
+/* The owning server. */
+TACHY_API tachy_server *tachy_context_server(const tachy_context *ctx);
+
+/* HttpContext.setHandler. Takes effect for requests dispatched afterwards. Any thread. */
+TACHY_API int tachy_context_set_handler(tachy_context *ctx, tachy_handler_fn handler, void *user);
+
+/* The current handler and its user pointer (either output may be NULL). */
+TACHY_API tachy_handler_fn tachy_context_handler(const tachy_context *ctx, void **user);
+
+/* Context attributes (HttpContext.getAttributes): name is copied; value is stored as is;
+ * free_fn (may be NULL) is called on the old value when replaced/removed and on the
+ * context's destruction. value NULL removes the attribute. Any thread. */
+TACHY_API int tachy_context_set_attribute(tachy_context *ctx, const char *name, void *value,
+                                          void (*free_fn)(void *));
+TACHY_API void *tachy_context_attribute(const tachy_context *ctx, const char *name);
+
+/* Appends a filter to the chain (HttpContext.getFilters().add). The context takes its own
+ * reference; the caller keeps (and still must destroy) its own. Any thread. */
+TACHY_API int tachy_context_add_filter(tachy_context *ctx, tachy_filter *filter);
+
+/* Removes the first occurrence of filter. TACHY_ENOTFOUND if absent. Any thread. */
+TACHY_API int tachy_context_remove_filter(tachy_context *ctx, tachy_filter *filter);
+
+/* Number of filters in the chain. */
+TACHY_API size_t tachy_context_filter_count(const tachy_context *ctx);
+
+/* HttpContext.setAuthenticator; NULL removes it. The context takes its own reference.
+ * The authenticator runs before the user filters, as in the JDK. Any thread. */
+TACHY_API int tachy_context_set_authenticator(tachy_context *ctx, tachy_authenticator *auth);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
