@@ -110,6 +110,14 @@ TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex);
  */
 TACHY_API int tachy_exchange_close(tachy_exchange *ex);
 
+/*
+ * Keeps the exchange open after the handler returns: another thread will finish it with
+ * tachy_exchange_close (the JDK allows completing an exchange asynchronously). The
+ * connection thread waits for that close. Call from the handler's thread, before it
+ * returns. After the handler returned, the exchange belongs to the thread that closes it.
+ */
+TACHY_API int tachy_exchange_defer(tachy_exchange *ex);
+
 /* ---- everything else ---------------------------------------------------------------- */
 
 /* The context serving this exchange (HttpExchange.getHttpContext). Borrowed. */
@@ -159,7 +167,8 @@ TACHY_API int tachy_exchange_upgrade(tachy_exchange *ex, tachy_stream **out);
  * only (one reader at a time). */
 TACHY_API ssize_t tachy_stream_read(tachy_stream *s, void *buf, size_t len, int timeout_ms);
 
-/* Writes all len bytes or fails; waits at most timeout_ms overall (-1 = forever). Not
+/* Writes all len bytes or fails; each wait for socket buffer space lasts at most
+ * timeout_ms (-1 = forever), so a client that stops reading cannot block a sender. Not
  * synchronised: callers that write from several threads serialise themselves (ws.c does).
  * Returns len or TACHY_ETIMEDOUT / TACHY_EIO / TACHY_EPEERCLOSED / TACHY_ECLOSED. */
 TACHY_API ssize_t tachy_stream_write(tachy_stream *s, const void *buf, size_t len,

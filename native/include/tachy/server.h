@@ -30,9 +30,10 @@ typedef struct tachy_authenticator tachy_authenticator;
  * A handler (HttpHandler.handle). Runs on the connection's thread. Return 0 normally;
  * return a negative value to report failure - the equivalent of a Java handler throwing:
  * the exchange is abandoned and the connection is closed without a response being
- * invented (exactly what the JDK does). A handler may also return 0 without closing the
- * exchange after handing it to another thread; the connection then waits until that
- * thread closes the exchange (or the response time limit / stop() ends it).
+ * invented (exactly what the JDK does). When a handler returns without having closed the
+ * exchange, tachy closes it (tachy_exchange_close) - unless the handler called
+ * tachy_exchange_defer() to finish the exchange from another thread; the connection then
+ * waits until that thread closes it (or stop() ends it).
  */
 typedef int (*tachy_handler_fn)(tachy_exchange *ex, void *user);
 
@@ -59,7 +60,9 @@ typedef struct tachy_options {
     size_t thread_stack_size;  /* connection thread stack in bytes (tachy: 256 KiB)        */
     long thread_keepalive_ms;  /* how long an idle pooled thread waits for work (10000)    */
     size_t max_chunk_ext;      /* tachy: longest chunk-size line incl. extensions (4096)   */
-    /* Called on every connection/acceptor thread right after it starts and right before
+    int http10_keepalive_max;  /* add ", max=N" to HTTP/1.0 Keep-Alive replies (JDK <= 20: 1;
+                                  JDK 21+ and tachy default: 0) */
+    /* Called on every connection thread right after it starts and right before
      * it exits, on that thread (the JNI bridge attaches/detaches threads here). name is
      * a short readable thread name. Either may be NULL. */
     void (*on_thread_start)(void *user, const char *name);
@@ -141,6 +144,19 @@ TACHY_API tachy_context *tachy_server_find_context(tachy_server *srv, const char
 
 /* Number of open connections (for tests and metrics). Any thread. */
 TACHY_API int tachy_server_connection_count(const tachy_server *srv);
+
+/* Counters since the server was created (relaxed atomics: a consistent snapshot is not
+ * promised while serving). Tests use `writes` to check that pipelined responses leave in
+ * one write. */
+typedef struct tachy_stats {
+    uint64_t connections; /* accepted connections                     */
+    uint64_t requests;    /* requests parsed                          */
+    uint64_t reads;       /* recv calls that returned data            */
+    uint64_t writes;      /* send calls on connections (each syscall) */
+} tachy_stats;
+
+/* Copies the counters into *out. Any thread. */
+TACHY_API int tachy_server_stats(const tachy_server *srv, tachy_stats *out);
 
 /* ---- context (HttpContext) --------------------------------------------------------- */
 

@@ -1,0 +1,239 @@
+/*
+ * tachy/ws.h - WebSocket (RFC 6455) with permessage-deflate (RFC 7692).
+ *
+ * A WebSocket starts as an ordinary exchange: a handler calls tachy_ws_serve(ex, &opt),
+ * which validates the upgrade request, answers 101 (or refuses with 400/405/426), and
+ * then runs the connection's read loop until the WebSocket is closed. The callbacks in
+ * the options run on that connection thread, one at a time, in the order frames arrive;
+ * while a callback runs nothing more is read (that is the flow control: a slow callback
+ * pushes back on the client through TCP).
+ *
+ * Sending is safe from ANY thread: every tachy_ws has a mutex that serialises frames, so
+ * a broadcaster thread may write to thousands of sockets while their connection threads
+ * read. A tachy_ws handle used outside its callbacks must be kept alive with
+ * tachy_ws_retain()/tachy_ws_release(); after the connection has ended, sends on a
+ * retained handle fail with TACHY_ECLOSED and touch no socket.
+ *
+ * Slow-client policy: a send waits at most opt.send_timeout_ms (default 5000 ms) for the
+ * socket to take the whole frame. If it cannot, the send fails with TACHY_ETIMEDOUT and
+ * the connection is failed at once (a half-written frame cannot be continued): the socket
+ * is shut down, the read loop ends, on_error(TACHY_ETIMEDOUT) and on_close(1006) run on
+ * the connection thread, and every later send fails fast with TACHY_ECLOSED. So one slow
+ * client costs a broadcasting thread at most one send timeout, once.
+ *
+ * Messages: by default a message is delivered whole (on_message with last = 1) after
+ * all its fragments arrived and were inflated; opt.deliver_fragments = 1 delivers every
+ * frame's payload as it comes (last = 1 on the final one). Text is validated as UTF-8
+ * incrementally (RFC 6455 8.1), failing fast with 1007.
+ *
+ * Errors are negative TACHY_E* codes (tachy/error.h).
+ */
+#ifndef TACHY_WS_H
+#define TACHY_WS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <tachy/exchange.h>
+#include <tachy/export.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One upgraded WebSocket connection. Reference-counted; see tachy_ws_retain. */
+typedef struct tachy_ws tachy_ws;
+
+/* Message types passed to on_message and the send functions (the RFC 6455 opcodes). */
+enum tachy_ws_type { TACHY_WS_TEXT = 1, TACHY_WS_BINARY = 2 };
+
+/* Close codes (RFC 6455 7.4.1). 1005 and 1006 are never sent, only reported. */
+enum tachy_ws_close_code {
+    TACHY_WS_CLOSE_NORMAL = 1000,
+    TACHY_WS_CLOSE_GOING_AWAY = 1001,
+    TACHY_WS_CLOSE_PROTOCOL_ERROR = 1002,
+    TACHY_WS_CLOSE_UNSUPPORTED_DATA = 1003,
+    TACHY_WS_CLOSE_NO_STATUS = 1005,      /* reported: the peer's close frame had no code */
+    TACHY_WS_CLOSE_ABNORMAL = 1006,       /* reported: no close frame was received      */
+    TACHY_WS_CLOSE_INVALID_PAYLOAD = 1007,
+    TACHY_WS_CLOSE_POLICY_VIOLATION = 1008,
+    TACHY_WS_CLOSE_TOO_BIG = 1009,
+    TACHY_WS_CLOSE_MANDATORY_EXTENSION = 1010,
+    TACHY_WS_CLOSE_INTERNAL_ERROR = 1011
+};
+
+/*
+ * Callbacks. All run on the connection thread, never concurrently for one connection.
+ * user is the connection's user pointer: opt.user at first, changeable per connection
+ * with tachy_ws_set_user (typically in on_open). Data pointers are borrowed for the
+ * duration of the call only. Any callback may call the send functions, tachy_ws_close
+ * and tachy_ws_abort. Any callback may be NULL.
+ */
+typedef struct tachy_ws_callbacks {
+    /* After the 101 went out, before the first frame is read. */
+    void (*on_open)(tachy_ws *ws, void *user);
+    /* A message (or, with deliver_fragments, a piece of one). type is TACHY_WS_TEXT or
+     * TACHY_WS_BINARY; text is valid UTF-8 (a piece may end inside a character when
+     * deliver_fragments is on). data is never NULL (len may be 0). */
+    void (*on_message)(tachy_ws *ws, int type, const void *data, size_t len, int last,
+                       void *user);
+    /* A ping arrived (len <= 125). The pong has already been sent when auto_pong is on. */
+    void (*on_ping)(tachy_ws *ws, const void *data, size_t len, void *user);
+    /* A pong arrived (solicited or not). */
+    void (*on_pong)(tachy_ws *ws, const void *data, size_t len, void *user);
+    /* Called exactly once when the connection ends, if on_open was called. code is the
+     * peer's close code (1005 when its close frame had none) or 1006 when no close frame
+     * arrived (I/O error, timeout, protocol failure, abort). reason is UTF-8, not
+     * NUL-terminated. If the peer closed first and this callback has not sent a close
+     * itself (tachy_ws_close), tachy echoes the peer's code when it returns. */
+    void (*on_close)(tachy_ws *ws, int code, const char *reason, size_t reason_len,
+                     void *user);
+    /* A failure, before on_close: err is a TACHY_E* code (TACHY_EPROTO for a protocol
+     * violation, TACHY_ETOOBIG, TACHY_ETIMEDOUT, TACHY_EIO, ...), close_code the close
+     * code tachy sent because of it (0 if none), what a static human-readable string. */
+    void (*on_error)(tachy_ws *ws, int err, int close_code, const char *what, void *user);
+} tachy_ws_callbacks;
+
+/*
+ * Options. Always initialise with tachy_ws_options_init() and then change fields: new
+ * fields may be added at the end. Times in milliseconds; -1 means "no limit" where said.
+ * Strings and arrays are borrowed for the duration of tachy_ws_serve.
+ */
+typedef struct tachy_ws_options {
+    tachy_ws_callbacks cb;
+    void *user;                  /* initial per-connection user pointer                  */
+
+    size_t max_frame_size;       /* largest frame payload accepted (16 MiB) -> 1009      */
+    size_t max_message_size;     /* largest (inflated) message accepted (16 MiB) -> 1009 */
+    int deliver_fragments;       /* 0: whole messages (default); 1: every frame          */
+    int auto_pong;               /* answer pings automatically (1)                       */
+
+    /* Subprotocols the server speaks, in its order of preference: the first one the
+     * client also offers is selected (Sec-WebSocket-Protocol). NULL/0 = none. */
+    const char *const *subprotocols;
+    size_t num_subprotocols;
+
+    /* permessage-deflate (RFC 7692). */
+    int deflate;                 /* accept a client's offer (1)                          */
+    int server_no_context_takeover; /* always ask for it (0; granted when client asks)   */
+    int client_no_context_takeover; /* ask the client not to keep context (0)            */
+    int server_max_window_bits;  /* 9..15 (15): our compressor's window; 8 is taken as 9 */
+    int deflate_level;           /* zlib level 0..9 (1: fast)                            */
+    int deflate_mem_level;       /* zlib memLevel 1..9 (8); lower saves memory per socket */
+    size_t deflate_threshold;    /* messages shorter than this go uncompressed (256)     */
+
+    long send_timeout_ms;        /* slow-client policy, see above (5000); -1 = forever   */
+    long close_timeout_ms;       /* wait for the peer's close reply / EOF (3000)         */
+    long idle_timeout_ms;        /* no bytes from the peer for this long -> close 1001 (-1) */
+    long ping_interval_ms;       /* server pings when the peer was quiet this long (-1)  */
+    long ping_timeout_ms;        /* no pong within this -> connection failed (10000)     */
+} tachy_ws_options;
+
+/* Fills opt with the defaults above. Any thread. */
+TACHY_API void tachy_ws_options_init(tachy_ws_options *opt);
+
+/*
+ * Performs the WebSocket handshake on ex and serves the connection until it closes.
+ * Call from a handler (the connection thread), before anything was sent on ex.
+ *
+ * Validation (RFC 6455 4.2.1): method GET (else 405 with Allow: GET), HTTP/1.1 or later
+ * and a Host header (else 400), Upgrade containing the token "websocket" and Connection
+ * containing "upgrade" (else 400), Sec-WebSocket-Version 13 (else 426 with
+ * Sec-WebSocket-Version: 13), exactly one Sec-WebSocket-Key decoding to 16 bytes (else
+ * 400). Then subprotocol selection, permessage-deflate negotiation (the first acceptable
+ * offer: server_no_context_takeover, client_no_context_takeover, server_max_window_bits,
+ * client_max_window_bits; an offer with unknown or invalid parameters, or asking for an
+ * 8-bit server window that zlib cannot honour, is declined), the 101 with
+ * Sec-WebSocket-Accept, tachy_exchange_upgrade, on_open, the read loop, on_close.
+ * Response headers the handler set before the call (cookies, ...) go out with the 101.
+ *
+ * Returns 0 once an upgraded connection has ended (whatever the close code), TACHY_EPROTO
+ * when the request was refused (the 4xx response has been sent and the exchange closed:
+ * the handler should just return 0), or another negative code when the 101 could not be
+ * sent (TACHY_ENOMEM, TACHY_EHDRSENT, TACHY_EIO...). After it returns the handler must not
+ * use ex's body streams; the core closes the connection when the handler returns.
+ */
+TACHY_API int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt);
+
+/* ---- sending: any thread ------------------------------------------------------------- */
+
+/*
+ * Sends a whole message. Text must be valid UTF-8 (TACHY_EINVAL otherwise, nothing sent).
+ * Compressed when permessage-deflate was negotiated and len >= deflate_threshold. The
+ * bytes are copied or written before the call returns. Returns 0, or TACHY_ECLOSED (a
+ * close was sent or the connection is gone), TACHY_ETIMEDOUT (see the slow-client policy;
+ * the connection is failed), TACHY_EIO / TACHY_EPEERCLOSED, TACHY_ENOMEM, TACHY_EINVAL.
+ * While another thread is in the middle of a fragmented message, waits for it to finish
+ * (at most send_timeout_ms, then TACHY_ETIMEDOUT without failing the connection).
+ */
+TACHY_API int tachy_ws_send_text(tachy_ws *ws, const char *text, size_t len);
+TACHY_API int tachy_ws_send_binary(tachy_ws *ws, const void *data, size_t len);
+
+/*
+ * Sends one fragment of a message (Java's sendText(data, last)). The first call starts a
+ * message of the given type, later calls continue it (type must stay the same), last = 1
+ * ends it. A fragmented message belongs to the thread that started it: other threads'
+ * data sends wait until its last fragment (control frames may interleave, RFC 6455 5.4).
+ * Fragmented messages are never compressed. Text fragments may split a character; the
+ * whole must be UTF-8 (checked incrementally: TACHY_EINVAL, nothing of that fragment sent).
+ */
+TACHY_API int tachy_ws_send_fragment(tachy_ws *ws, int type, const void *data, size_t len,
+                                     int last);
+
+/* Sends a ping / an unsolicited pong. len <= 125 (TACHY_EINVAL). Same errors as above. */
+TACHY_API int tachy_ws_ping(tachy_ws *ws, const void *data, size_t len);
+TACHY_API int tachy_ws_pong(tachy_ws *ws, const void *data, size_t len);
+
+/*
+ * Starts the close handshake (Java's sendClose): sends a close frame with code and reason
+ * (reason may be NULL; UTF-8, at most 123 bytes). code must be 1000..1003, 1007..1014 or
+ * 3000..4999 (TACHY_EINVAL), or 0 to send a close frame without a code. After it no data
+ * can be sent (TACHY_ECLOSED); the read loop discards data, waits up to close_timeout_ms
+ * for the peer's close, then the connection is closed. Second call: TACHY_ECLOSED.
+ */
+TACHY_API int tachy_ws_close(tachy_ws *ws, int code, const char *reason);
+
+/* Fails the connection at once without a close frame (Java's abort). Any thread;
+ * idempotent. The read loop ends with on_close(1006). */
+TACHY_API void tachy_ws_abort(tachy_ws *ws);
+
+/*
+ * Sends the same whole message to n sockets: the frame is encoded once (uncompressed,
+ * which every peer must accept) and written to each in turn under that socket's lock;
+ * NULL entries and closed sockets are skipped. Each socket follows the slow-client policy,
+ * so a stuck client delays the broadcast by at most send_timeout_ms, once. Returns the
+ * number of sockets the message was written to, or TACHY_EINVAL / TACHY_ENOMEM.
+ * The caller must hold references to the handles (tachy_ws_retain) for the call.
+ */
+TACHY_API ssize_t tachy_ws_broadcast(tachy_ws *const *wss, size_t n, int type,
+                                     const void *data, size_t len);
+
+/* ---- lifetime and state: any thread -------------------------------------------------- */
+
+/* Takes a reference: ws stays a valid handle (not a live connection) until the matching
+ * tachy_ws_release. Inside callbacks the connection's own reference suffices. */
+TACHY_API void tachy_ws_retain(tachy_ws *ws);
+/* Drops a reference taken with tachy_ws_retain; the last one frees ws. NULL: no-op. */
+TACHY_API void tachy_ws_release(tachy_ws *ws);
+
+/* 1 while data can still be sent (open, no close sent, connection alive), else 0. */
+TACHY_API int tachy_ws_is_open(tachy_ws *ws);
+
+/* The selected subprotocol, or NULL. The negotiated Sec-WebSocket-Extensions response
+ * value, or NULL. Both borrowed, valid as long as the handle. */
+TACHY_API const char *tachy_ws_subprotocol(const tachy_ws *ws);
+TACHY_API const char *tachy_ws_extensions(const tachy_ws *ws);
+
+/* The per-connection user pointer handed to callbacks. Setting it is meant for on_open
+ * (the connection thread); reading it is safe anywhere after that. */
+TACHY_API void tachy_ws_set_user(tachy_ws *ws, void *user);
+TACHY_API void *tachy_ws_user(const tachy_ws *ws);
+
+/* The exchange that was upgraded: its request getters (URI, headers, addresses,
+ * attributes) stay valid while tachy_ws_serve runs. Connection thread only. */
+TACHY_API tachy_exchange *tachy_ws_exchange(const tachy_ws *ws);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,327 @@
+/*
+ * conn.c - one connection: the read loop, keep-alive, pipelining, the flush rule and the
+ * error responses tachy sends on its own.
+ *
+ * The loop reads into rbuf, parses every request already buffered and runs each exchange
+ * in order on this thread. Responses accumulate in wbuf. The flush rule that makes
+ * pipelining cheap: a complete response is sent only when no further request bytes are
+ * buffered (or, if the last read filled its buffer, readable right now); otherwise it
+ * leaves together with the next response. Invariant: the thread never blocks reading
+ * while output is pending, so no client ever waits on a response sitting in wbuf.
+ *
+ * Timeouts use SO_RCVTIMEO/SO_SNDTIMEO rather than poll(): one syscall per read instead
+ * of two on the hot path. stop() wakes a blocked thread with shutdown(2).
+ */
+#include "conn.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define READ_CHUNK 16384          /* bytes asked of each recv */
+
+static void set_timeout(int fd, int opt, long ms) {
+    struct timeval tv = {0, 0};
+    if (ms > 0) {
+        tv.tv_sec = ms / 1000;
+        tv.tv_usec = (ms % 1000) * 1000;
+    }
+    setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof tv);
+}
+
+static int map_errno(int e) {
+    switch (e) {
+    case EAGAIN:
+#if EAGAIN != EWOULDBLOCK
+    case EWOULDBLOCK:
+#endif
+        return TACHY_ETIMEDOUT;
+    case EPIPE:
+    case ECONNRESET:
+        return TACHY_EPEERCLOSED;
+    case ENOMEM:
+    case ENOBUFS:
+        return TACHY_ENOMEM;
+    default:
+        return TACHY_EIO;
+    }
+}
+
+/* Sends every byte of iov[0..cnt) (modified in place). 0 or TACHY_E*. */
+static int send_iov(tachy__conn *c, struct iovec *iov, int cnt) {
+    while (cnt > 0) {
+        struct msghdr msg;
+        memset(&msg, 0, sizeof msg);
+        msg.msg_iov = iov;
+        msg.msg_iovlen = (size_t)cnt;
+        ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+        atomic_fetch_add_explicit(&c->srv->st_writes, 1, memory_order_relaxed);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return map_errno(errno);
+        }
+        size_t left = (size_t)n;
+        while (cnt > 0 && left >= iov->iov_len) {
+            left -= iov->iov_len;
+            iov++;
+            cnt--;
+        }
+        if (cnt > 0) {
+            iov->iov_base = (char *)iov->iov_base + left;
+            iov->iov_len -= left;
+        }
+    }
+    return 0;
+}
+
+int tachy__conn_flush(tachy__conn *c) {
+    size_t n = tachy__buf_size(&c->wbuf);
+    if (n == 0)
+        return 0;
+    struct iovec iov = {c->wbuf.data + c->wbuf.off, n};
+    int rc = send_iov(c, &iov, 1);
+    tachy__buf_reset(&c->wbuf);
+    return rc;
+}
+
+int tachy__conn_send2(tachy__conn *c, const void *data, size_t len) {
+    struct iovec iov[2];
+    int cnt = 0;
+    size_t n = tachy__buf_size(&c->wbuf);
+    if (n)
+        iov[cnt++] = (struct iovec){c->wbuf.data + c->wbuf.off, n};
+    if (len)
+        iov[cnt++] = (struct iovec){(void *)data, len};
+    int rc = send_iov(c, iov, cnt);
+    tachy__buf_reset(&c->wbuf);
+    return rc;
+}
+
+/* Makes room in rbuf for a read; compacts first so the buffer does not creep. */
+static int rbuf_room(tachy__conn *c, size_t want) {
+    tachy__buf *b = &c->rbuf;
+    if (b->off > 0 && b->cap - b->len < want)
+        tachy__buf_compact(b);
+    return tachy__buf_reserve(b, want);
+}
+
+ssize_t tachy__conn_fill(tachy__conn *c) {
+    int rc = tachy__conn_flush(c);
+    if (rc < 0)
+        return rc;
+    if (rbuf_room(c, READ_CHUNK) < 0)
+        return TACHY_ENOMEM;
+    size_t space = c->rbuf.cap - c->rbuf.len;
+    for (;;) {
+        ssize_t n = recv(c->fd, c->rbuf.data + c->rbuf.len, space, 0);
+        if (n > 0) {
+            atomic_fetch_add_explicit(&c->srv->st_reads, 1, memory_order_relaxed);
+            c->rbuf.len += (size_t)n;
+            c->last_read_full = (size_t)n == space;
+            return n;
+        }
+        if (n == 0)
+            return 0;
+        if (errno == EINTR)
+            continue;
+        return map_errno(errno);
+    }
+}
+
+int tachy__conn_response_done(tachy__conn *c) {
+    if (tachy__buf_size(&c->rbuf) > 0)
+        return 0; /* a pipelined request is waiting: its response joins this one */
+    if (c->last_read_full && !c->shut && rbuf_room(c, READ_CHUNK) == 0) {
+        /* The last read may have left bytes in the socket: look without blocking. */
+        size_t space = c->rbuf.cap - c->rbuf.len;
+        ssize_t n = recv(c->fd, c->rbuf.data + c->rbuf.len, space, MSG_DONTWAIT);
+        if (n > 0) {
+            c->rbuf.len += (size_t)n;
+            c->last_read_full = (size_t)n == space;
+            return 0;
+        }
+        c->last_read_full = 0;
+    }
+    return tachy__conn_flush(c);
+}
+
+/* Reason phrases for the responses tachy invents itself (the JDK's wording). */
+static const char *reject_reason(int code) {
+    switch (code) {
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 408: return "Request Time-Out";
+    case 413: return "Request Entity Too Large";
+    case 414: return "Request-URI Too Large";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 505: return "HTTP Version Not Supported";
+    default: return "Error";
+    }
+}
+
+/*
+ * Sends an error response in exactly the JDK's format (ServerImpl.reject):
+ *   HTTP/1.1 404 Not Found / Content-Length / Content-Type: text/html / Connection: close
+ *   <h1>404 Not Found</h1>No context found for request
+ * and marks the connection for closing. Pending pipelined responses go out first.
+ */
+void tachy__conn_reject(tachy__conn *c, int code, const char *msg) {
+    const char *r = reject_reason(code);
+    char body[512];
+    int blen = snprintf(body, sizeof body, "<h1>%d %s</h1>%s", code, r, msg ? msg : "");
+    if (blen < 0)
+        blen = 0;
+    if ((size_t)blen >= sizeof body)
+        blen = sizeof body - 1;
+    char head[256];
+    int hlen = snprintf(head, sizeof head,
+                        "HTTP/1.1 %d %s\r\nContent-Length: %d\r\nContent-Type: text/html\r\n"
+                        "Connection: close\r\n\r\n",
+                        code, r, blen);
+    if (hlen > 0 && (size_t)hlen < sizeof head) {
+        tachy__buf_append(&c->wbuf, head, (size_t)hlen);
+        tachy__buf_append(&c->wbuf, body, (size_t)blen);
+    }
+    tachy__conn_flush(c);
+    c->close_after = 1;
+}
+
+static long now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Closes gracefully: after an error the client may still be sending (a body we did not
+ * read); closing with unread data makes the kernel send RST, which can destroy the
+ * response before the client reads it. So half-close and discard input briefly first.
+ */
+static void lingering_close(tachy__conn *c) {
+    if (c->shut)
+        return;
+    shutdown(c->fd, SHUT_WR);
+    set_timeout(c->fd, SO_RCVTIMEO, 100);
+    char sink[4096];
+    size_t total = 0;
+    long deadline = now_ms() + 500;
+    while (total < 256 * 1024 && now_ms() < deadline) {
+        ssize_t n = recv(c->fd, sink, sizeof sink, 0);
+        if (n <= 0)
+            break;
+        total += (size_t)n;
+    }
+}
+
+void tachy__conn_serve(tachy__conn *c) {
+    tachy_server *srv = c->srv;
+    const tachy_options *o = &srv->opt;
+    if (o->nodelay) {
+        int one = 1;
+        setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    set_timeout(c->fd, SO_RCVTIMEO, o->idle_interval_ms);
+    if (o->max_rsp_time_ms > 0)
+        set_timeout(c->fd, SO_SNDTIMEO, o->max_rsp_time_ms);
+
+    tachy__limits lim = {(size_t)o->max_request_line, (size_t)o->max_req_headers,
+                         (size_t)o->max_req_header_size};
+    c->refs_cap = (size_t)o->max_req_headers;
+    c->refs = malloc(c->refs_cap * sizeof *c->refs);
+    int graceful = 0;
+    if (!c->refs)
+        goto done;
+
+    long head_started = 0;   /* when the first byte of the current request arrived */
+    int custom_timeout = 0;  /* SO_RCVTIMEO was changed for a header deadline */
+    for (;;) {
+        size_t avail = tachy__buf_size(&c->rbuf);
+        int r = TACHY__PARSE_INCOMPLETE;
+        tachy__request req;
+        tachy__parse_error perr = {400, "Bad request"};
+        if (avail) {
+            req.headers = c->refs;
+            req.num_headers = c->refs_cap;
+            r = tachy__parse_request(c->rbuf.data + c->rbuf.off, avail, &req, &lim, &perr);
+        }
+        if (r == TACHY__PARSE_INCOMPLETE) {
+            if (avail == 0) {
+                /* Between requests: this connection is idle. */
+                if (tachy__server_conn_idle(srv, c, 1) < 0)
+                    break;
+                if (custom_timeout) {
+                    set_timeout(c->fd, SO_RCVTIMEO, o->idle_interval_ms);
+                    custom_timeout = 0;
+                }
+            } else {
+                /* Partial head: the whole head must arrive within maxReqTime (or, when
+                 * unset, idleInterval) of its first byte - slow clients are cut off. */
+                long limit = o->max_req_time_ms > 0 ? o->max_req_time_ms : o->idle_interval_ms;
+                long left = head_started + limit - now_ms();
+                if (left <= 0)
+                    break;
+                set_timeout(c->fd, SO_RCVTIMEO, left);
+                custom_timeout = 1;
+            }
+            ssize_t n = tachy__conn_fill(c);
+            if (avail == 0) {
+                if (tachy__server_conn_idle(srv, c, 0) < 0 && n <= 0)
+                    break;
+                head_started = now_ms();
+            }
+            if (n <= 0)
+                break; /* EOF, timeout, error or stop() */
+            continue;
+        }
+        if (r == TACHY__PARSE_ERROR) {
+            tachy__conn_reject(c, perr.status, perr.reason);
+            graceful = 1;
+            break;
+        }
+        tachy__framing fr;
+        if (tachy__parse_framing(&req, &fr, &perr) < 0) {
+            tachy__conn_reject(c, perr.status, perr.reason);
+            graceful = 1;
+            break;
+        }
+        if (custom_timeout) {
+            set_timeout(c->fd, SO_RCVTIMEO, o->idle_interval_ms);
+            custom_timeout = 0;
+        }
+        atomic_fetch_add_explicit(&srv->st_requests, 1, memory_order_relaxed);
+        int rc = tachy__exchange_begin(&c->ex, c, &req, &fr);
+        tachy__buf_consume(&c->rbuf, (size_t)r);
+        if (rc < 0) {
+            tachy__conn_reject(c, 500, "Out of memory");
+            graceful = 1;
+            break;
+        }
+        rc = tachy__exchange_dispatch(&c->ex);
+        int keep = rc == 0 && !c->close_after && !c->shut;
+        tachy__exchange_end(&c->ex);
+        if (!keep)
+            break;
+    }
+done:
+    if (!c->shut)
+        tachy__conn_flush(c);
+    if (graceful)
+        lingering_close(c);
+    tachy__exchange_free(&c->ex);
+    tachy__buf_free(&c->rbuf);
+    tachy__buf_free(&c->wbuf);
+    free(c->refs);
+    tachy__server_conn_closed(srv, c);
+    pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->cond);
+    free(c);
+}

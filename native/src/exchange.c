@@ -1,0 +1,980 @@
+/*
+ * exchange.c - the request/response state machine of one exchange (HttpExchange).
+ *
+ * The JDK's ExchangeImpl is the specification for everything a handler can observe:
+ * sendResponseHeaders framing, which responses carry no body, Date and Content-length,
+ * HTTP/1.0 keep-alive replies, 100-continue, draining unread request bodies on close,
+ * and close() without headers closing the connection.
+ */
+#include "conn.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* ---- setup and teardown ------------------------------------------------------------- */
+
+/* Appends s[0,len) + NUL to the exchange's string store and returns its offset. */
+static ssize_t store(tachy__buf *b, const char *s, size_t len) {
+    size_t at = b->len;
+    if (tachy__buf_append(b, s, len) < 0 || tachy__buf_append(b, "", 1) < 0)
+        return TACHY_ENOMEM;
+    return (ssize_t)at;
+}
+
+int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__request *req,
+                          const tachy__framing *fr) {
+    ex->conn = c;
+    if (!ex->req_headers && tachy_headers_create(&ex->req_headers) < 0)
+        return TACHY_ENOMEM;
+    if (!ex->rsp_headers && tachy_headers_create(&ex->rsp_headers) < 0)
+        return TACHY_ENOMEM;
+
+    /* Strings: method, uri, protocol, decoded path, raw query. Offsets first, pointers
+     * after (the buffer may move while it grows). */
+    tachy__buf *b = &ex->strs;
+    tachy__buf_reset(b);
+    const char *t = req->target.base;
+    size_t tlen = req->target.len;
+    /* Path part of the target: skip "scheme://authority" of an absolute-form target
+     * (RFC 9112 3.2.2), stop at '?' or '#'. */
+    size_t ps = 0;
+    if (tlen > 0 && t[0] != '/' && t[0] != '*') {
+        const char *sep = memmem(t, tlen, "://", 3);
+        if (sep) {
+            ps = (size_t)(sep - t) + 3;
+            while (ps < tlen && t[ps] != '/' && t[ps] != '?' && t[ps] != '#')
+                ps++;
+        }
+    }
+    size_t pe = ps;
+    while (pe < tlen && t[pe] != '?' && t[pe] != '#')
+        pe++;
+    ssize_t om = store(b, req->method.base, req->method.len);
+    ssize_t ou = store(b, t, tlen);
+    ssize_t ov = store(b, req->version.base, req->version.len);
+    ssize_t oq = -1;
+    if (pe < tlen && t[pe] == '?') {
+        size_t qe = pe + 1;
+        while (qe < tlen && t[qe] != '#')
+            qe++;
+        oq = store(b, t + pe + 1, qe - pe - 1);
+        if (oq < 0)
+            return TACHY_ENOMEM;
+    }
+    if (om < 0 || ou < 0 || ov < 0)
+        return TACHY_ENOMEM;
+    size_t plen = pe - ps;
+    if (tachy__buf_reserve(b, plen + 2) < 0)
+        return TACHY_ENOMEM;
+    size_t op = b->len;
+    ssize_t dl;
+    if (plen == 0) {
+        b->data[b->len++] = '/';
+        dl = 1;
+    } else {
+        dl = tachy__percent_decode(t + ps, plen, b->data + b->len, plen + 1);
+        if (dl < 0)
+            return TACHY_ENOMEM;
+    }
+    b->len += (size_t)dl;
+    b->data[b->len++] = '\0';
+    ex->method = b->data + om;
+    ex->uri = b->data + ou;
+    ex->protocol = b->data + ov;
+    ex->query = oq >= 0 ? b->data + oq : NULL;
+    ex->path = b->data + op;
+
+    ex->http10 = req->minor_version == 0;
+    ex->is_head = req->method.len == 4 && memcmp(req->method.base, "HEAD", 4) == 0;
+    for (size_t i = 0; i < req->num_headers; i++) {
+        const tachy__header_ref *h = &req->headers[i];
+        if (tachy__headers_add_trusted(ex->req_headers, h->name.base, h->name.len,
+                                       h->value.base, h->value.len) < 0)
+            return TACHY_ENOMEM;
+    }
+    ex->framing = *fr;
+    ex->body_left = fr->chunked ? -1 : (fr->content_length > 0 ? fr->content_length : 0);
+    ex->body_eof = !fr->chunked && ex->body_left == 0;
+    if (fr->chunked)
+        tachy__chunked_init(&ex->chunked, c->srv->opt.max_chunk_ext, 65536);
+    ex->rsp_code = -1;
+    ex->rsp_mode = TACHY__RSP_NONE;
+
+    /* Connection management, as the JDK's ServerImpl decides it before the handler runs. */
+    if (fr->connection_close)
+        c->close_after = 1;
+    if (ex->http10) {
+        if (fr->connection_keep_alive && !fr->connection_close) {
+            char ka[64];
+            long idle = c->srv->opt.idle_interval_ms / 1000;
+            if (c->srv->opt.http10_keepalive_max)
+                snprintf(ka, sizeof ka, "timeout=%ld, max=%d", idle,
+                         c->srv->opt.max_idle_connections);
+            else
+                snprintf(ka, sizeof ka, "timeout=%ld", idle);
+            tachy_headers_set(ex->rsp_headers, "Connection", "keep-alive");
+            tachy_headers_set(ex->rsp_headers, "Keep-Alive", ka);
+        } else {
+            c->close_after = 1;
+            tachy_headers_set(ex->rsp_headers, "Connection", "close");
+        }
+    }
+    return 0;
+}
+
+static void attrs_clear(tachy_exchange *ex) {
+    for (size_t i = 0; i < ex->nattrs; i++)
+        free(ex->attrs[i].name);
+    free(ex->attrs);
+    ex->attrs = NULL;
+    ex->nattrs = 0;
+}
+
+void tachy__exchange_end(tachy_exchange *ex) {
+    if (ex->ctx) {
+        tachy__context_release(ex->ctx);
+        ex->ctx = NULL;
+    }
+    attrs_clear(ex);
+    free(ex->principal_user);
+    free(ex->principal_realm);
+    ex->principal_user = ex->principal_realm = NULL;
+    if (ex->req_headers)
+        tachy_headers_clear(ex->req_headers);
+    if (ex->rsp_headers)
+        tachy_headers_clear(ex->rsp_headers);
+    tachy__buf_reset(&ex->pending);
+    /* Keep the reusable allocations, reset every state field. */
+    tachy_headers *rq = ex->req_headers, *rs = ex->rsp_headers;
+    tachy__buf strs = ex->strs, pending = ex->pending;
+    tachy__conn *c = ex->conn;
+    memset(ex, 0, sizeof *ex);
+    ex->req_headers = rq;
+    ex->rsp_headers = rs;
+    ex->strs = strs;
+    ex->pending = pending;
+    ex->conn = c;
+}
+
+void tachy__exchange_free(tachy_exchange *ex) {
+    tachy__exchange_end(ex);
+    tachy_headers_destroy(ex->req_headers);
+    tachy_headers_destroy(ex->rsp_headers);
+    tachy__buf_free(&ex->strs);
+    tachy__buf_free(&ex->pending);
+    ex->req_headers = ex->rsp_headers = NULL;
+}
+
+/* Marks the exchange as broken: the connection closes after it. */
+static int fail(tachy_exchange *ex, int rc) {
+    ex->failed = 1;
+    ex->conn->close_after = 1;
+    return rc;
+}
+
+/* ---- request getters ---------------------------------------------------------------- */
+
+TACHY_API const char *tachy_exchange_request_method(const tachy_exchange *ex) {
+    return ex ? ex->method : NULL;
+}
+TACHY_API const char *tachy_exchange_request_uri(const tachy_exchange *ex) {
+    return ex ? ex->uri : NULL;
+}
+TACHY_API const char *tachy_exchange_request_path(const tachy_exchange *ex) {
+    return ex ? ex->path : NULL;
+}
+TACHY_API const char *tachy_exchange_request_query(const tachy_exchange *ex) {
+    return ex ? ex->query : NULL;
+}
+TACHY_API const char *tachy_exchange_protocol(const tachy_exchange *ex) {
+    return ex ? ex->protocol : NULL;
+}
+TACHY_API tachy_headers *tachy_exchange_request_headers(tachy_exchange *ex) {
+    return ex ? ex->req_headers : NULL;
+}
+TACHY_API tachy_headers *tachy_exchange_response_headers(tachy_exchange *ex) {
+    return ex ? ex->rsp_headers : NULL;
+}
+TACHY_API int64_t tachy_exchange_request_content_length(const tachy_exchange *ex) {
+    if (!ex)
+        return TACHY_EINVAL;
+    if (ex->framing.chunked)
+        return -1;
+    return ex->framing.content_length > 0 ? ex->framing.content_length : 0;
+}
+TACHY_API tachy_context *tachy_exchange_context(const tachy_exchange *ex) {
+    return ex ? ex->ctx : NULL;
+}
+TACHY_API int tachy_exchange_response_code(const tachy_exchange *ex) {
+    return ex ? ex->rsp_code : TACHY_EINVAL;
+}
+TACHY_API int tachy_exchange_is_secure(const tachy_exchange *ex) {
+    TACHY__UNUSED(ex);
+    return 0;
+}
+
+/* ---- request body ------------------------------------------------------------------- */
+
+/* Blocking recv for body bytes straight into the caller's buffer (no copy through rbuf);
+ * pending output is flushed first so no response waits while we block. */
+static ssize_t recv_direct(tachy__conn *c, void *buf, size_t len) {
+    int rc = tachy__conn_flush(c);
+    if (rc < 0)
+        return rc;
+    for (;;) {
+        ssize_t n = recv(c->fd, buf, len, 0);
+        if (n >= 0)
+            return n;
+        if (errno == EINTR)
+            continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK ? TACHY_ETIMEDOUT
+               : errno == ECONNRESET                   ? TACHY_EPEERCLOSED
+                                                       : TACHY_EIO;
+    }
+}
+
+static ssize_t read_fixed(tachy_exchange *ex, char *buf, size_t len) {
+    tachy__conn *c = ex->conn;
+    size_t want = (size_t)TACHY__MIN((int64_t)len, ex->body_left);
+    size_t have = tachy__buf_size(&c->rbuf);
+    ssize_t n;
+    if (have > 0) {
+        n = (ssize_t)TACHY__MIN(want, have);
+        memcpy(buf, c->rbuf.data + c->rbuf.off, (size_t)n);
+        tachy__buf_consume(&c->rbuf, (size_t)n);
+    } else {
+        n = recv_direct(c, buf, want);
+        if (n == 0)
+            n = TACHY_ETRUNCATED;
+        if (n < 0)
+            return n;
+    }
+    ex->body_left -= n;
+    if (ex->body_left == 0)
+        ex->body_eof = 1;
+    return n;
+}
+
+static ssize_t read_chunked(tachy_exchange *ex, char *buf, size_t len) {
+    tachy__conn *c = ex->conn;
+    size_t pend = tachy__buf_size(&ex->pending);
+    if (pend > 0) {
+        size_t n = TACHY__MIN(len, pend);
+        memcpy(buf, ex->pending.data + ex->pending.off, n);
+        tachy__buf_consume(&ex->pending, n);
+        return (ssize_t)n;
+    }
+    for (;;) {
+        size_t have = tachy__buf_size(&c->rbuf);
+        if (have > 0) {
+            size_t consumed = 0, doff = 0, dlen = 0;
+            tachy__parse_error perr = {400, NULL};
+            const char *in = c->rbuf.data + c->rbuf.off;
+            int rc = tachy__chunked_decode(&ex->chunked, in, have, &consumed, &doff, &dlen,
+                                           &perr);
+            if (rc == TACHY__PARSE_ERROR)
+                return TACHY_EPROTO;
+            size_t n = 0;
+            if (dlen > 0) {
+                n = TACHY__MIN(len, dlen);
+                memcpy(buf, in + doff, n);
+                if (dlen > n && tachy__buf_append(&ex->pending, in + doff + n, dlen - n) < 0)
+                    return TACHY_ENOMEM;
+            }
+            tachy__buf_consume(&c->rbuf, consumed);
+            if (rc == 1)
+                ex->body_eof = 1;
+            if (n > 0)
+                return (ssize_t)n;
+            if (rc == 1)
+                return 0;
+            if (consumed > 0)
+                continue;
+        }
+        ssize_t f = tachy__conn_fill(c);
+        if (f == 0)
+            return TACHY_ETRUNCATED;
+        if (f < 0)
+            return f;
+    }
+}
+
+TACHY_API ssize_t tachy_exchange_read(tachy_exchange *ex, void *buf, size_t len) {
+    if (!ex || (!buf && len))
+        return TACHY_EINVAL;
+    if (ex->body_closed || ex->upgraded)
+        return TACHY_ECLOSED;
+    if (ex->body_error)
+        return ex->body_error;
+    if (len == 0)
+        return 0;
+    if (ex->body_eof && tachy__buf_size(&ex->pending) == 0)
+        return 0;
+    ssize_t n = ex->framing.chunked ? read_chunked(ex, buf, len) : read_fixed(ex, buf, len);
+    if (n < 0) {
+        ex->body_error = (int)n;
+        fail(ex, (int)n);
+    }
+    return n;
+}
+
+TACHY_API ssize_t tachy_exchange_available(tachy_exchange *ex) {
+    if (!ex)
+        return TACHY_EINVAL;
+    if (ex->body_closed)
+        return TACHY_ECLOSED;
+    if (ex->body_eof)
+        return (ssize_t)tachy__buf_size(&ex->pending);
+    if (ex->framing.chunked) {
+        if (tachy__buf_size(&ex->pending) == 0 && tachy__buf_size(&ex->conn->rbuf) > 0) {
+            /* Decode what is buffered so the answer is not 0 while data is there. */
+            tachy__buf *rb = &ex->conn->rbuf;
+            while (tachy__buf_size(rb) > 0 && !ex->body_eof) {
+                size_t consumed = 0, doff = 0, dlen = 0;
+                tachy__parse_error perr;
+                const char *in = rb->data + rb->off;
+                int rc = tachy__chunked_decode(&ex->chunked, in, tachy__buf_size(rb), &consumed,
+                                               &doff, &dlen, &perr);
+                if (rc == TACHY__PARSE_ERROR)
+                    break;
+                if (dlen && tachy__buf_append(&ex->pending, in + doff, dlen) < 0)
+                    break;
+                tachy__buf_consume(rb, consumed);
+                if (rc == 1)
+                    ex->body_eof = 1;
+                if (consumed == 0)
+                    break;
+            }
+        }
+        return (ssize_t)tachy__buf_size(&ex->pending);
+    }
+    return (ssize_t)TACHY__MIN((int64_t)tachy__buf_size(&ex->conn->rbuf), ex->body_left);
+}
+
+/* Reads and discards up to limit body bytes. Returns 1 if the body ended, 0 if not. */
+static int drain(tachy_exchange *ex, long limit) {
+    char sink[8192];
+    long total = 0;
+    while (!ex->body_error) {
+        if (ex->body_eof && tachy__buf_size(&ex->pending) == 0)
+            return 1;
+        if (total >= limit)
+            return 0;
+        size_t want = (size_t)TACHY__MIN((long)sizeof sink, limit - total);
+        ssize_t n = tachy_exchange_read(ex, sink, want);
+        if (n <= 0)
+            return n == 0;
+        total += n;
+    }
+    return 0;
+}
+
+TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
+    if (!ex)
+        return TACHY_EINVAL;
+    if (ex->body_closed)
+        return 0;
+    if (!ex->upgraded && !drain(ex, ex->conn->srv->opt.drain_amount))
+        ex->conn->close_after = 1; /* too much left (or an error): do not reuse */
+    ex->body_closed = 1;
+    return 0;
+}
+
+/* ---- response ----------------------------------------------------------------------- */
+
+/* The JDK's reason phrases (sun.net.httpserver.Code): codes outside its table get an
+ * empty phrase, giving the JDK's "HTTP/1.1 207 " with a trailing space. */
+static const char *reason_phrase(int code) {
+    switch (code) {
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 203: return "Non-Authoritative Information";
+    case 204: return "No Content";
+    case 205: return "Reset Content";
+    case 206: return "Partial Content";
+    case 300: return "Multiple Choices";
+    case 301: return "Moved Permanently";
+    case 302: return "Temporary Redirect";
+    case 303: return "See Other";
+    case 304: return "Not Modified";
+    case 305: return "Use Proxy";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 402: return "Payment Required";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 407: return "Proxy Authentication Required";
+    case 408: return "Request Time-Out";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 411: return "Length Required";
+    case 412: return "Precondition Failed";
+    case 413: return "Request Entity Too Large";
+    case 414: return "Request-URI Too Large";
+    case 415: return "Unsupported Media Type";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    case 505: return "HTTP Version Not Supported";
+    default: return "";
+    }
+}
+
+TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code, int64_t len) {
+    if (!ex)
+        return TACHY_EINVAL;
+    if (ex->closed)
+        return TACHY_ECLOSED;
+    if (ex->rsp_code >= 0)
+        return TACHY_EHDRSENT;
+    if (code < 100 || code > 999 || len < -1)
+        return TACHY_EINVAL;
+    tachy__conn *c = ex->conn;
+    tachy_headers *h = ex->rsp_headers;
+    if (tachy__headers_validate(h) < 0)
+        return TACHY_EBADHEADER;
+
+    char date[TACHY__DATE_LEN + 1];
+    tachy__date_now(date);
+    if (tachy_headers_set(h, "Date", date) < 0)
+        return TACHY_ENOMEM;
+    int no_length_header = 0;
+    if ((code >= 100 && code < 200) || code == 204 || code == 304) {
+        if (len != -1)
+            tachy__log(c->srv, TACHY_LOG_WARNING,
+                       "sendResponseHeaders: rCode = %d: forcing contentLen = -1", code);
+        len = -1;
+        no_length_header = code != 304;
+    }
+    int mode;
+    if (ex->is_head || code == 304) {
+        if (len >= 0)
+            tachy__log(c->srv, TACHY_LOG_WARNING,
+                       "sendResponseHeaders: being invoked with a content length for a HEAD "
+                       "request");
+        mode = TACHY__RSP_EMPTY;
+    } else if (len == 0) {
+        if (ex->http10) {
+            mode = TACHY__RSP_UNTIL_CLOSE;
+            c->close_after = 1;
+        } else {
+            mode = TACHY__RSP_CHUNKED;
+            if (tachy_headers_set(h, "Transfer-encoding", "chunked") < 0)
+                return TACHY_ENOMEM;
+        }
+    } else {
+        char num[24];
+        mode = len == -1 ? TACHY__RSP_EMPTY : TACHY__RSP_FIXED;
+        snprintf(num, sizeof num, "%lld", (long long)(len == -1 ? 0 : len));
+        if (!no_length_header && tachy_headers_set(h, "Content-length", num) < 0)
+            return TACHY_ENOMEM;
+    }
+    /* A handler that answers "Connection: close" gets it honoured. */
+    const char *conn_hdr = tachy_headers_first(h, "Connection");
+    if (conn_hdr && strcasecmp(conn_hdr, "close") == 0)
+        c->close_after = 1;
+
+    /* Status line and headers into the write buffer. */
+    tachy__buf *w = &c->wbuf;
+    const char *phrase = reason_phrase(code);
+    char line[64];
+    int ll = snprintf(line, sizeof line, "HTTP/1.1 %d %s\r\n", code, phrase);
+    if (tachy__buf_append(w, line, (size_t)ll) < 0)
+        return fail(ex, TACHY_ENOMEM);
+    size_t cur = 0;
+    const char *name, *value;
+    while (tachy_headers_next(h, &cur, &name, &value)) {
+        size_t nl = strlen(name), vl = strlen(value);
+        if (tachy__buf_reserve(w, nl + vl + 4) < 0)
+            return fail(ex, TACHY_ENOMEM);
+        char *p = w->data + w->len;
+        memcpy(p, name, nl);
+        p[nl] = ':';
+        p[nl + 1] = ' ';
+        memcpy(p + nl + 2, value, vl);
+        p[nl + 2 + vl] = '\r';
+        p[nl + 3 + vl] = '\n';
+        w->len += nl + vl + 4;
+    }
+    if (tachy__buf_append(w, "\r\n", 2) < 0)
+        return fail(ex, TACHY_ENOMEM);
+    ex->rsp_code = code;
+    ex->rsp_mode = mode;
+    ex->rsp_left = mode == TACHY__RSP_FIXED ? len : 0;
+    int rc = 0;
+    if (mode == TACHY__RSP_EMPTY) {
+        ex->rsp_done = 1;
+        if (code == 101)
+            rc = tachy__conn_flush(c);
+        else
+            rc = tachy__conn_response_done(c);
+    } else if (mode != TACHY__RSP_FIXED) {
+        /* A streamed body: the client should see the headers now, as with the JDK. */
+        rc = tachy__conn_flush(c);
+    } else if (tachy__buf_size(w) >= TACHY__WBUF_FLUSH_AT) {
+        rc = tachy__conn_flush(c);
+    }
+    return rc < 0 ? fail(ex, rc) : 0;
+}
+
+/* Appends body bytes (already framed by the caller) to wbuf, or sends them directly with
+ * whatever is buffered when they are large. */
+static int put_body(tachy__conn *c, const void *buf, size_t len) {
+    if (len >= 16384)
+        return tachy__conn_send2(c, buf, len);
+    if (tachy__buf_append(&c->wbuf, buf, len) < 0)
+        return TACHY_ENOMEM;
+    if (tachy__buf_size(&c->wbuf) >= TACHY__WBUF_FLUSH_AT)
+        return tachy__conn_flush(c);
+    return 0;
+}
+
+TACHY_API ssize_t tachy_exchange_write(tachy_exchange *ex, const void *buf, size_t len) {
+    if (!ex || (!buf && len))
+        return TACHY_EINVAL;
+    if (ex->closed || ex->rsp_closed || ex->upgraded)
+        return TACHY_ECLOSED;
+    if (ex->rsp_code < 0)
+        return TACHY_EHDRNOTSENT;
+    if (ex->failed)
+        return TACHY_EIO;
+    if (ex->rsp_mode == TACHY__RSP_EMPTY)
+        return TACHY_ENOBODY;
+    if (len == 0)
+        return 0;
+    tachy__conn *c = ex->conn;
+    int rc = 0;
+    switch (ex->rsp_mode) {
+    case TACHY__RSP_FIXED:
+        if ((int64_t)len > ex->rsp_left)
+            return TACHY_ETOOLONG;
+        rc = put_body(c, buf, len);
+        ex->rsp_left -= (int64_t)len;
+        if (rc == 0 && ex->rsp_left == 0) {
+            ex->rsp_done = 1;
+            rc = tachy__conn_response_done(c);
+        }
+        break;
+    case TACHY__RSP_CHUNKED:
+        if (tachy__buf_append_hex(&c->wbuf, len) < 0 || tachy__buf_append(&c->wbuf, "\r\n", 2) < 0)
+            return fail(ex, TACHY_ENOMEM);
+        rc = put_body(c, buf, len);
+        if (rc == 0 && tachy__buf_append(&c->wbuf, "\r\n", 2) < 0)
+            rc = TACHY_ENOMEM;
+        break;
+    default: /* TACHY__RSP_UNTIL_CLOSE */
+        rc = put_body(c, buf, len);
+        break;
+    }
+    return rc < 0 ? fail(ex, rc) : (ssize_t)len;
+}
+
+TACHY_API int tachy_exchange_flush(tachy_exchange *ex) {
+    if (!ex)
+        return TACHY_EINVAL;
+    if (ex->closed || ex->rsp_closed)
+        return TACHY_ECLOSED;
+    if (ex->rsp_code < 0)
+        return 0; /* nothing to send yet: the JDK's flush before headers is a no-op */
+    int rc = tachy__conn_flush(ex->conn);
+    return rc < 0 ? fail(ex, rc) : 0;
+}
+
+TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex) {
+    if (!ex)
+        return TACHY_EINVAL;
+    if (ex->rsp_closed)
+        return 0;
+    if (ex->rsp_code < 0)
+        return TACHY_EHDRNOTSENT;
+    ex->rsp_closed = 1;
+    tachy__conn *c = ex->conn;
+    int rc = 0;
+    switch (ex->rsp_mode) {
+    case TACHY__RSP_FIXED:
+        if (ex->rsp_left > 0) {
+            /* The JDK: "insufficient bytes written to stream"; the connection closes. */
+            tachy__conn_flush(c);
+            return fail(ex, TACHY_ESHORT);
+        }
+        break;
+    case TACHY__RSP_CHUNKED:
+        if (ex->failed)
+            break;
+        if (tachy__buf_append(&c->wbuf, "0\r\n\r\n", 5) < 0)
+            return fail(ex, TACHY_ENOMEM);
+        ex->rsp_done = 1;
+        rc = tachy__conn_response_done(c);
+        break;
+    case TACHY__RSP_UNTIL_CLOSE:
+        c->close_after = 1;
+        rc = tachy__conn_flush(c);
+        break;
+    default:
+        break;
+    }
+    return rc < 0 ? fail(ex, rc) : 0;
+}
+
+static void signal_closed(tachy_exchange *ex) {
+    if (!ex->deferred)
+        return;
+    tachy__conn *c = ex->conn;
+    pthread_mutex_lock(&c->lock);
+    ex->closed = 1;
+    pthread_cond_signal(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+}
+
+TACHY_API int tachy_exchange_close(tachy_exchange *ex) {
+    if (!ex)
+        return TACHY_EINVAL;
+    if (ex->closed)
+        return 0;
+    int rc = 0;
+    if (ex->upgraded) {
+        ex->conn->close_after = 1;
+    } else if (ex->rsp_code < 0) {
+        /* The JDK closes the connection when an exchange ends without a response. */
+        ex->conn->close_after = 1;
+        ex->failed = 1;
+    } else {
+        tachy_exchange_request_body_close(ex);
+        rc = tachy_exchange_response_body_close(ex);
+    }
+    if (ex->deferred)
+        signal_closed(ex);
+    else
+        ex->closed = 1;
+    return rc;
+}
+
+TACHY_API int tachy_exchange_defer(tachy_exchange *ex) {
+    if (!ex)
+        return TACHY_EINVAL;
+    if (ex->closed)
+        return TACHY_ECLOSED;
+    ex->deferred = 1;
+    return 0;
+}
+
+/* ---- dispatch ----------------------------------------------------------------------- */
+
+int tachy__exchange_dispatch(tachy_exchange *ex) {
+    tachy__conn *c = ex->conn;
+    tachy_server *srv = c->srv;
+    tachy_context *ctx = tachy__server_acquire_context(srv, ex->path);
+    if (!ctx) {
+        tachy__conn_reject(c, 404, "No context found for request");
+        return -1;
+    }
+    ex->ctx = ctx;
+    /* Snapshot the context's chain under the lock, with references, so that it may be
+     * changed concurrently without affecting this request. */
+    tachy_filter *local[8];
+    tachy_filter **filters = local;
+    pthread_mutex_lock(&srv->lock);
+    tachy_handler_fn handler = ctx->handler;
+    void *user = ctx->user;
+    size_t nf = ctx->nfilters;
+    if (nf > 8)
+        filters = malloc(nf * sizeof *filters);
+    if (filters)
+        for (size_t i = 0; i < nf; i++) {
+            filters[i] = ctx->filters[i];
+            tachy__filter_ref(filters[i]);
+        }
+    tachy_authenticator *auth = ctx->auth;
+    if (auth)
+        tachy__authenticator_ref(auth);
+    pthread_mutex_unlock(&srv->lock);
+    if (!filters) {
+        tachy_authenticator_destroy(auth);
+        tachy__conn_reject(c, 500, "Out of memory");
+        return -1;
+    }
+    int rc = 0;
+    if (!handler) {
+        tachy__conn_reject(c, 500, "No handler for context");
+        rc = -1;
+        goto out;
+    }
+    if (ex->framing.expect_continue) {
+        /* The JDK answers 100-continue before the handler runs, in this exact form. */
+        tachy__buf_append_str(&c->wbuf, "HTTP/1.1 100 Continue\r\nContent-Length: 0\r\n\r\n");
+        if (tachy__conn_flush(c) < 0) {
+            rc = -1;
+            goto out;
+        }
+    }
+    tachy__server_conn_in_handler(srv, c, 1);
+    int run_chain = 1;
+    if (auth) {
+        tachy_auth_result res;
+        memset(&res, 0, sizeof res);
+        tachy_authenticator_authenticate(auth, ex, &res);
+        if (res.kind == TACHY_AUTH_SUCCESS) {
+            tachy_exchange_set_principal(ex, res.user, res.realm);
+        } else {
+            /* Failure and Retry: consume the input, answer the code with no body. */
+            run_chain = 0;
+            tachy_exchange_request_body_close(ex);
+            tachy_exchange_send_response_headers(ex, res.code > 0 ? res.code : 401, -1);
+        }
+        tachy_auth_result_clear(&res);
+    }
+    if (run_chain)
+        rc = tachy__chain_run(filters, nf, handler, user, ex);
+    if (rc < 0) {
+        tachy__log(srv, TACHY_LOG_DEBUG, "handler for %s failed (%d): closing the connection",
+                   ex->path, rc);
+        /* Like the JDK: no response is invented; what the handler already produced and
+         * earlier pipelined responses still go out, then the connection closes. */
+        tachy__conn_flush(c);
+        ex->failed = 1;
+        c->close_after = 1;
+        if (ex->deferred) {
+            /* Another thread may still hold it: wait for its close below. */
+            rc = 0;
+        }
+    }
+    if (rc == 0) {
+        if (ex->deferred) {
+            pthread_mutex_lock(&c->lock);
+            while (!ex->closed)
+                pthread_cond_wait(&c->cond, &c->lock);
+            pthread_mutex_unlock(&c->lock);
+        } else if (!ex->closed) {
+            tachy_exchange_close(ex);
+        }
+        if (ex->failed)
+            rc = -1;
+    }
+    tachy__server_conn_in_handler(srv, c, 0);
+out:
+    for (size_t i = 0; i < nf; i++)
+        tachy_filter_destroy(filters[i]);
+    if (filters != local)
+        free(filters);
+    tachy_authenticator_destroy(auth);
+    return rc < 0 || c->close_after ? -1 : 0;
+}
+
+/* ---- attributes, principal, addresses ------------------------------------------------ */
+
+TACHY_API int tachy_exchange_set_attribute(tachy_exchange *ex, const char *name, void *value) {
+    if (!ex || !name)
+        return TACHY_EINVAL;
+    for (size_t i = 0; i < ex->nattrs; i++) {
+        if (strcmp(ex->attrs[i].name, name) == 0) {
+            if (value) {
+                ex->attrs[i].value = value;
+            } else {
+                free(ex->attrs[i].name);
+                ex->attrs[i] = ex->attrs[--ex->nattrs];
+            }
+            return 0;
+        }
+    }
+    if (!value)
+        return 0;
+    tachy__attr *n = realloc(ex->attrs, (ex->nattrs + 1) * sizeof *n);
+    if (!n)
+        return TACHY_ENOMEM;
+    ex->attrs = n;
+    char *dup = strdup(name);
+    if (!dup)
+        return TACHY_ENOMEM;
+    ex->attrs[ex->nattrs++] = (tachy__attr){dup, value, NULL};
+    return 0;
+}
+
+TACHY_API void *tachy_exchange_attribute(const tachy_exchange *ex, const char *name) {
+    if (!ex || !name)
+        return NULL;
+    for (size_t i = 0; i < ex->nattrs; i++)
+        if (strcmp(ex->attrs[i].name, name) == 0)
+            return ex->attrs[i].value;
+    return NULL;
+}
+
+TACHY_API const char *tachy_exchange_principal_user(const tachy_exchange *ex) {
+    return ex ? ex->principal_user : NULL;
+}
+TACHY_API const char *tachy_exchange_principal_realm(const tachy_exchange *ex) {
+    return ex ? ex->principal_realm : NULL;
+}
+TACHY_API int tachy_exchange_set_principal(tachy_exchange *ex, const char *user,
+                                           const char *realm) {
+    if (!ex)
+        return TACHY_EINVAL;
+    char *u = user ? strdup(user) : NULL;
+    char *r = realm ? strdup(realm) : NULL;
+    if ((user && !u) || (realm && !r)) {
+        free(u);
+        free(r);
+        return TACHY_ENOMEM;
+    }
+    free(ex->principal_user);
+    free(ex->principal_realm);
+    ex->principal_user = u;
+    ex->principal_realm = r;
+    return 0;
+}
+
+static int format_addr(const struct sockaddr_storage *ss, socklen_t len, char *host,
+                       size_t cap, int *port) {
+    const struct sockaddr *sa = (const struct sockaddr *)ss;
+    if (host && cap &&
+        getnameinfo(sa, len, host, (socklen_t)cap, NULL, 0, NI_NUMERICHOST) != 0)
+        return TACHY_EINVAL;
+    if (port)
+        *port = sa->sa_family == AF_INET6 ? ntohs(((const struct sockaddr_in6 *)sa)->sin6_port)
+                                          : ntohs(((const struct sockaddr_in *)sa)->sin_port);
+    return 0;
+}
+
+TACHY_API int tachy_exchange_remote_address(const tachy_exchange *ex, char *host, size_t cap,
+                                            int *port) {
+    if (!ex)
+        return TACHY_EINVAL;
+    return format_addr(&ex->conn->peer, ex->conn->peer_len, host, cap, port);
+}
+
+TACHY_API int tachy_exchange_local_address(const tachy_exchange *ex, char *host, size_t cap,
+                                           int *port) {
+    if (!ex)
+        return TACHY_EINVAL;
+    return format_addr(&ex->conn->local, ex->conn->local_len, host, cap, port);
+}
+
+TACHY_API const struct sockaddr *tachy_exchange_remote_sockaddr(const tachy_exchange *ex,
+                                                                socklen_t *len) {
+    if (!ex)
+        return NULL;
+    if (len)
+        *len = ex->conn->peer_len;
+    return (const struct sockaddr *)&ex->conn->peer;
+}
+
+TACHY_API const struct sockaddr *tachy_exchange_local_sockaddr(const tachy_exchange *ex,
+                                                               socklen_t *len) {
+    if (!ex)
+        return NULL;
+    if (len)
+        *len = ex->conn->local_len;
+    return (const struct sockaddr *)&ex->conn->local;
+}
+
+/* ---- upgrade and raw streams -------------------------------------------------------- */
+
+TACHY_API int tachy_exchange_upgrade(tachy_exchange *ex, tachy_stream **out) {
+    if (!ex || !out)
+        return TACHY_EINVAL;
+    *out = NULL;
+    if (ex->rsp_code != 101 || ex->upgraded)
+        return TACHY_ESTATE;
+    tachy__conn *c = ex->conn;
+    int rc = tachy__conn_flush(c);
+    if (rc < 0)
+        return fail(ex, rc);
+    ex->upgraded = 1;
+    ex->body_closed = 1;
+    ex->rsp_closed = 1;
+    c->close_after = 1;
+    /* Blocking with timeouts is done with poll() on the stream; clear SO_RCVTIMEO. */
+    struct timeval tv = {0, 0};
+    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ex->stream.conn = c;
+    atomic_init(&ex->stream.shut, 0);
+    *out = &ex->stream;
+    return 0;
+}
+
+static int wait_fd(int fd, short events, int timeout_ms) {
+    struct pollfd p = {fd, events, 0};
+    for (;;) {
+        int r = poll(&p, 1, timeout_ms);
+        if (r > 0)
+            return 0;
+        if (r == 0)
+            return TACHY_ETIMEDOUT;
+        if (errno != EINTR)
+            return TACHY_EIO;
+    }
+}
+
+TACHY_API ssize_t tachy_stream_read(tachy_stream *s, void *buf, size_t len, int timeout_ms) {
+    if (!s || (!buf && len))
+        return TACHY_EINVAL;
+    if (atomic_load(&s->shut))
+        return TACHY_ECLOSED;
+    tachy__conn *c = s->conn;
+    size_t have = tachy__buf_size(&c->rbuf);
+    if (have > 0) {
+        size_t n = TACHY__MIN(have, len);
+        memcpy(buf, c->rbuf.data + c->rbuf.off, n);
+        tachy__buf_consume(&c->rbuf, n);
+        return (ssize_t)n;
+    }
+    for (;;) {
+        ssize_t n = recv(c->fd, buf, len, MSG_DONTWAIT);
+        if (n >= 0)
+            return atomic_load(&s->shut) ? TACHY_ECLOSED : n;
+        if (errno == EINTR)
+            continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK)
+            return errno == ECONNRESET ? TACHY_EPEERCLOSED : TACHY_EIO;
+        int rc = wait_fd(c->fd, POLLIN, timeout_ms);
+        if (rc < 0)
+            return rc;
+    }
+}
+
+TACHY_API ssize_t tachy_stream_write(tachy_stream *s, const void *buf, size_t len,
+                                     int timeout_ms) {
+    if (!s || (!buf && len))
+        return TACHY_EINVAL;
+    const char *p = buf;
+    size_t left = len;
+    while (left > 0) {
+        if (atomic_load(&s->shut))
+            return TACHY_ECLOSED;
+        ssize_t n = send(s->conn->fd, p, left, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            p += n;
+            left -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+            return errno == EPIPE || errno == ECONNRESET ? TACHY_EPEERCLOSED : TACHY_EIO;
+        int rc = wait_fd(s->conn->fd, POLLOUT, timeout_ms);
+        if (rc < 0)
+            return rc;
+    }
+    return (ssize_t)len;
+}
+
+TACHY_API void tachy_stream_shutdown(tachy_stream *s) {
+    if (!s)
+        return;
+    if (atomic_exchange(&s->shut, 1) == 0)
+        shutdown(s->conn->fd, SHUT_RDWR);
+}
+
+TACHY_API int tachy_stream_fd(const tachy_stream *s) { return s ? s->conn->fd : -1; }

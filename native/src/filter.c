@@ -1,0 +1,634 @@
+/*
+ * filter.c - Filter, Filter.Chain and Authenticator (BasicAuthenticator included).
+ *
+ * Filters and authenticators are immutable after creation and reference-counted with
+ * C11 atomics, so contexts on any thread can share them and a context can drop its
+ * reference while a connection thread still runs the chain with its own.
+ *
+ * The chain mirrors Filter.Chain: one shared cursor over the filter list; each
+ * doFilter runs the next filter, or the handler once the filters are exhausted. A chain
+ * lives on the stack of tachy__chain_run and never touches the exchange itself.
+ */
+#include "internal.h"
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- filters ------------------------------------------------------------------------ */
+
+enum filter_kind { FILTER_FULL, FILTER_BEFORE, FILTER_AFTER };
+
+struct tachy_filter {
+    atomic_size_t refs;
+    enum filter_kind kind;
+    tachy_filter_fn full;  /* FILTER_FULL */
+    tachy_handler_fn hook; /* FILTER_BEFORE / FILTER_AFTER */
+    void *user;
+    void (*free_user)(void *);
+    char description[]; /* copied at creation */
+};
+
+struct tachy_chain {
+    tachy_filter *const *filters;
+    size_t n;
+    size_t next; /* shared cursor, like the JDK's ListIterator */
+    tachy_handler_fn handler;
+    void *handler_user;
+};
+
+/* One allocation holds the filter and its description. On failure the caller keeps
+ * ownership of user (free_user is not called). */
+static int filter_new(tachy_filter **out, const char *description, enum filter_kind kind,
+                      tachy_filter_fn full, tachy_handler_fn hook, void *user,
+                      void (*free_user)(void *)) {
+    size_t dlen;
+    tachy_filter *f;
+
+    if (out == NULL || (full == NULL && hook == NULL))
+        return TACHY_EINVAL;
+    if (description == NULL)
+        description = "";
+    dlen = strlen(description);
+    f = malloc(sizeof *f + dlen + 1);
+    if (f == NULL)
+        return TACHY_ENOMEM;
+    atomic_init(&f->refs, 1);
+    f->kind = kind;
+    f->full = full;
+    f->hook = hook;
+    f->user = user;
+    f->free_user = free_user;
+    memcpy(f->description, description, dlen + 1);
+    *out = f;
+    return 0;
+}
+
+/* Filter with full control over the chain. Caller owns one reference. Any thread. */
+int tachy_filter_create(tachy_filter **out, const char *description, tachy_filter_fn fn,
+                        void *user, void (*free_user)(void *)) {
+    if (fn == NULL)
+        return TACHY_EINVAL;
+    return filter_new(out, description, FILTER_FULL, fn, NULL, user, free_user);
+}
+
+/* Filter.beforeHandler. Caller owns one reference. Any thread. */
+int tachy_filter_create_before(tachy_filter **out, const char *description, tachy_handler_fn fn,
+                               void *user, void (*free_user)(void *)) {
+    if (fn == NULL)
+        return TACHY_EINVAL;
+    return filter_new(out, description, FILTER_BEFORE, NULL, fn, user, free_user);
+}
+
+/* Filter.afterHandler. Caller owns one reference. Any thread. */
+int tachy_filter_create_after(tachy_filter **out, const char *description, tachy_handler_fn fn,
+                              void *user, void (*free_user)(void *)) {
+    if (fn == NULL)
+        return TACHY_EINVAL;
+    return filter_new(out, description, FILTER_AFTER, NULL, fn, user, free_user);
+}
+
+/* Borrowed; lives as long as the filter. Any thread. */
+const char *tachy_filter_description(const tachy_filter *f) {
+    return f == NULL ? NULL : f->description;
+}
+
+/* Takes another reference (a context adding the filter). Any thread. */
+void tachy__filter_ref(tachy_filter *f) {
+    if (f != NULL)
+        atomic_fetch_add_explicit(&f->refs, 1, memory_order_relaxed);
+}
+
+/* Drops one reference; the last one calls free_user and frees. acq_rel so that every
+ * use by other threads happens-before the free. Any thread. */
+void tachy_filter_destroy(tachy_filter *f) {
+    if (f == NULL)
+        return;
+    if (atomic_fetch_sub_explicit(&f->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    if (f->free_user != NULL)
+        f->free_user(f->user);
+    free(f);
+}
+
+/* Filter.Chain.doFilter: the next filter, or the handler. Before/after filters are the
+ * JDK's beforeHandler/afterHandler: a failing before-hook stops the chain, and the
+ * after-hook only runs when the rest of the chain succeeded (in Java an exception from
+ * chain.doFilter skips it). Runs on the exchange's thread. */
+int tachy_chain_do_filter(tachy_chain *chain, tachy_exchange *ex) {
+    tachy_filter *f;
+    int rc;
+
+    if (chain == NULL)
+        return TACHY_EINVAL;
+    if (chain->next >= chain->n) {
+        if (chain->handler == NULL)
+            return TACHY_EINVAL; /* server.c answers 500 before building such a chain */
+        return chain->handler(ex, chain->handler_user);
+    }
+    f = chain->filters[chain->next++];
+    switch (f->kind) {
+    case FILTER_FULL:
+        return f->full(ex, chain, f->user);
+    case FILTER_BEFORE:
+        rc = f->hook(ex, f->user);
+        return rc < 0 ? rc : tachy_chain_do_filter(chain, ex);
+    case FILTER_AFTER:
+        rc = tachy_chain_do_filter(chain, ex);
+        return rc < 0 ? rc : f->hook(ex, f->user);
+    }
+    return TACHY_EINVAL;
+}
+
+/* Runs filters[0, n) then handler. The caller holds references on the filters for the
+ * duration (a snapshot of the context's list). Exchange's thread. */
+int tachy__chain_run(tachy_filter *const *filters, size_t n, tachy_handler_fn handler,
+                     void *handler_user, tachy_exchange *ex) {
+    tachy_chain chain = {filters, n, 0, handler, handler_user};
+    if (filters == NULL && n > 0)
+        return TACHY_EINVAL;
+    return tachy_chain_do_filter(&chain, ex);
+}
+
+/* ---- base64 (RFC 4648 section 4) -------------------------------------------------------- */
+
+static const char b64_alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Padded encoding; out needs 4 * ((len + 2) / 3) + 1 bytes. Returns the length written
+ * (excluding the NUL). Pure. */
+size_t tachy__base64_encode(const unsigned char *in, size_t len, char *out) {
+    size_t o = 0, i = 0;
+    for (; len - i >= 3; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+        out[o++] = b64_alphabet[v >> 18];
+        out[o++] = b64_alphabet[(v >> 12) & 63];
+        out[o++] = b64_alphabet[(v >> 6) & 63];
+        out[o++] = b64_alphabet[v & 63];
+    }
+    if (len - i == 1) {
+        uint32_t v = (uint32_t)in[i] << 16;
+        out[o++] = b64_alphabet[v >> 18];
+        out[o++] = b64_alphabet[(v >> 12) & 63];
+        out[o++] = '=';
+        out[o++] = '=';
+    } else if (len - i == 2) {
+        uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8;
+        out[o++] = b64_alphabet[v >> 18];
+        out[o++] = b64_alphabet[(v >> 12) & 63];
+        out[o++] = b64_alphabet[(v >> 6) & 63];
+        out[o++] = '=';
+    }
+    out[o] = '\0';
+    return o;
+}
+
+/* Value of a base64 alphabet character, or -1. */
+static int b64_value(unsigned char c) {
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+')
+        return 62;
+    if (c == '/')
+        return 63;
+    return -1;
+}
+
+/*
+ * The decoding rules of java.util.Base64.getDecoder(): alphabet characters only (no
+ * whitespace, no URL alphabet); a final unit of one character is refused; padding, when
+ * present, must be complete ("xx==" or "xxx=") and end the input; unused low bits of the
+ * last unit are ignored. The one difference is allow_unpadded: Java decodes a final
+ * unpadded unit of 2 or 3 characters, which tachy__base64_decode refuses because its
+ * contract sizes the output as 3 * (len / 4). Returns the decoded length or -1.
+ */
+static ssize_t b64_decode(const char *in, size_t len, unsigned char *out, int allow_unpadded) {
+    uint32_t acc = 0;
+    size_t q = 0, o = 0, i;
+
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)in[i];
+        int v;
+        if (c == '=') {
+            /* "xx==" or "xxx=", and nothing may follow. */
+            if (q == 2 && i + 1 < len && in[i + 1] == '=' && i + 2 == len) {
+                out[o++] = (unsigned char)(acc >> 4);
+                return (ssize_t)o;
+            }
+            if (q == 3 && i + 1 == len) {
+                out[o++] = (unsigned char)(acc >> 10);
+                out[o++] = (unsigned char)(acc >> 2);
+                return (ssize_t)o;
+            }
+            return -1;
+        }
+        v = b64_value(c);
+        if (v < 0)
+            return -1;
+        acc = acc << 6 | (uint32_t)v;
+        if (++q == 4) {
+            out[o++] = (unsigned char)(acc >> 16);
+            out[o++] = (unsigned char)(acc >> 8);
+            out[o++] = (unsigned char)acc;
+            acc = 0;
+            q = 0;
+        }
+    }
+    if (q == 0)
+        return (ssize_t)o;
+    if (q == 1 || !allow_unpadded)
+        return -1;
+    if (q == 2) {
+        out[o++] = (unsigned char)(acc >> 4);
+    } else {
+        out[o++] = (unsigned char)(acc >> 10);
+        out[o++] = (unsigned char)(acc >> 2);
+    }
+    return (ssize_t)o;
+}
+
+/* Strict padded decode into out (3 * (len / 4) bytes of room). Pure. */
+ssize_t tachy__base64_decode(const char *in, size_t len, unsigned char *out) {
+    if (len > (size_t)SSIZE_MAX || (in == NULL && len > 0))
+        return -1;
+    return b64_decode(in, len, out, 0);
+}
+
+/* ---- Basic credentials ---------------------------------------------------------------- */
+
+/* Appends U+FFFD, which is what Java's new String(bytes, UTF_8) substitutes for each
+ * malformed sequence. */
+static size_t put_replacement(char *out) {
+    out[0] = (char)0xEF;
+    out[1] = (char)0xBF;
+    out[2] = (char)0xBD;
+    return 3;
+}
+
+/* Decodes UTF-8 with replacement, as Java's String constructor does: each maximal
+ * ill-formed subpart (Unicode 3.9, "U+FFFD substitution of maximal subparts") becomes one
+ * U+FFFD. out needs 3 * n + 1 bytes. Returns the output length; out is NUL-terminated. */
+static size_t utf8_sanitize(const unsigned char *in, size_t n, char *out) {
+    size_t i = 0, o = 0;
+    while (i < n) {
+        unsigned char c = in[i];
+        size_t need, k;
+        unsigned char lo = 0x80, hi = 0xBF;
+
+        if (c < 0x80) {
+            out[o++] = (char)c;
+            i++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) {
+            need = 1;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            need = 2;
+            if (c == 0xE0)
+                lo = 0xA0; /* no overlongs */
+            else if (c == 0xED)
+                hi = 0x9F; /* no surrogates */
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            need = 3;
+            if (c == 0xF0)
+                lo = 0x90;
+            else if (c == 0xF4)
+                hi = 0x8F; /* <= U+10FFFF */
+        } else {
+            o += put_replacement(out + o);
+            i++;
+            continue;
+        }
+        for (k = 1; k <= need; k++) {
+            if (i + k >= n || in[i + k] < lo || in[i + k] > hi)
+                break;
+            lo = 0x80; /* only the second byte has a special range */
+            hi = 0xBF;
+        }
+        if (k <= need) {
+            o += put_replacement(out + o);
+            i += k; /* the lead and the valid continuations so far */
+            continue;
+        }
+        memcpy(out + o, in + i, need + 1);
+        o += need + 1;
+        i += need + 1;
+    }
+    out[o] = '\0';
+    return o;
+}
+
+/* ISO-8859-1 -> UTF-8: every byte is the code point of the same value. out needs 2n+1. */
+static size_t latin1_to_utf8(const unsigned char *in, size_t n, char *out) {
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (in[i] < 0x80) {
+            out[o++] = (char)in[i];
+        } else {
+            out[o++] = (char)(0xC0 | in[i] >> 6);
+            out[o++] = (char)(0x80 | (in[i] & 0x3F));
+        }
+    }
+    out[o] = '\0';
+    return o;
+}
+
+/* Converts in[0,n) in the given charset to a malloc'ed UTF-8 string, or NULL (ENOMEM). */
+static char *charset_to_utf8(const unsigned char *in, size_t n, int utf8) {
+    char *s = malloc(3 * n + 1); /* n is bounded by the header size, no overflow */
+    if (s == NULL)
+        return NULL;
+    if (utf8)
+        utf8_sanitize(in, n, s);
+    else
+        latin1_to_utf8(in, n, s);
+    return s;
+}
+
+/* Result of basic_decode beyond 0 / -1: the credentials contain NUL, which a C string
+ * cannot carry (truncating "admin\0x" to "admin" would be a bypass). */
+#define BASIC_HAS_NUL (-2)
+#define BASIC_NOMEM (-3)
+
+/*
+ * The BasicAuthenticator decoding: Java's Base64.getDecoder() (unpadded final units
+ * accepted, as Java does), then the charset, then the split at the first ':'.
+ */
+static int basic_decode(const char *b64, size_t len, int utf8, char **user, char **pass) {
+    unsigned char *raw;
+    ssize_t n;
+    unsigned char *colon;
+    int rc = 0;
+
+    *user = *pass = NULL;
+    if (b64 == NULL || len > (size_t)SSIZE_MAX / 4)
+        return -1;
+    raw = malloc(3 * (len / 4) + 3);
+    if (raw == NULL)
+        return BASIC_NOMEM;
+    n = b64_decode(b64, len, raw, 1);
+    if (n < 0) {
+        rc = -1;
+    } else if ((colon = memchr(raw, ':', (size_t)n)) == NULL) {
+        rc = -1;
+    } else if (memchr(raw, '\0', (size_t)n) != NULL) {
+        rc = BASIC_HAS_NUL;
+    } else {
+        size_t ulen = (size_t)(colon - raw);
+        *user = charset_to_utf8(raw, ulen, utf8);
+        *pass = charset_to_utf8(colon + 1, (size_t)n - ulen - 1, utf8);
+        if (*user == NULL || *pass == NULL) {
+            free(*user);
+            free(*pass);
+            *user = *pass = NULL;
+            rc = BASIC_NOMEM;
+        }
+    }
+    /* The decoded bytes hold a password: do not leave them in freed memory. */
+    memset(raw, 0, 3 * (len / 4) + 3);
+    free(raw);
+    return rc;
+}
+
+/* internal.h contract: 0 with malloc'ed UTF-8 *user / *pass, or -1 for anything else. */
+int tachy__basic_decode(const char *b64, size_t len, int utf8, char **user, char **pass) {
+    int rc;
+    if (user == NULL || pass == NULL)
+        return -1;
+    rc = basic_decode(b64, len, utf8, user, pass);
+    return rc < 0 ? -1 : 0;
+}
+
+/* ---- authenticators ----------------------------------------------------------------- */
+
+struct tachy_authenticator {
+    atomic_size_t refs;
+    tachy_authenticate_fn fn;    /* custom; NULL for Basic */
+    tachy_basic_check_fn check;  /* Basic */
+    void *user;
+    void (*free_user)(void *);
+    int utf8;
+    char *realm;     /* Basic: as given */
+    char *challenge; /* Basic: the WWW-Authenticate value, built once */
+};
+
+/* Custom Authenticator. Caller owns one reference; on failure it keeps user. Any thread. */
+int tachy_authenticator_create(tachy_authenticator **out, tachy_authenticate_fn fn, void *user,
+                               void (*free_user)(void *)) {
+    tachy_authenticator *a;
+    if (out == NULL || fn == NULL)
+        return TACHY_EINVAL;
+    a = calloc(1, sizeof *a);
+    if (a == NULL)
+        return TACHY_ENOMEM;
+    atomic_init(&a->refs, 1);
+    a->fn = fn;
+    a->user = user;
+    a->free_user = free_user;
+    *out = a;
+    return 0;
+}
+
+/*
+ * The JDK's check on the realm (sun.net.httpserver.Utils.isQuotedStringContent): the
+ * realm goes inside a quoted-string, so it must be qdtext or quoted-pairs (RFC 9110
+ * 5.6.4): no '"' or '\\' except as "\x", no CTLs but HTAB after '\\', no DEL, and no
+ * character above U+00FF (a UTF-8 lead byte >= 0xC4).
+ */
+static int realm_valid(const char *realm) {
+    const unsigned char *p = (const unsigned char *)realm;
+    if (*p == '\0')
+        return 0;
+    for (; *p != '\0'; p++) {
+        unsigned char c = *p;
+        if (c >= 0xC4)
+            return 0;
+        if (c == '\\') {
+            c = *++p;
+            if (c == '\0' || (c < 0x20 && c != '\t') || c == 0x7F || c >= 0xC4)
+                return 0;
+        } else if (c < 0x20 || c == '"' || c == 0x7F) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* BasicAuthenticator(realm, charset). Caller owns one reference. Any thread. */
+int tachy_authenticator_create_basic(tachy_authenticator **out, const char *realm, int utf8,
+                                     tachy_basic_check_fn check, void *user,
+                                     void (*free_user)(void *)) {
+    static const char prefix[] = "Basic realm=\"";
+    static const char charset[] = ", charset=\"UTF-8\"";
+    tachy_authenticator *a;
+    size_t rlen, clen;
+
+    if (out == NULL || realm == NULL || check == NULL || !realm_valid(realm))
+        return TACHY_EINVAL;
+    rlen = strlen(realm);
+    a = calloc(1, sizeof *a);
+    if (a == NULL)
+        return TACHY_ENOMEM;
+    clen = sizeof prefix - 1 + rlen + 1 + (utf8 ? sizeof charset - 1 : 0);
+    a->realm = malloc(rlen + 1);
+    a->challenge = malloc(clen + 1);
+    if (a->realm == NULL || a->challenge == NULL) {
+        free(a->realm);
+        free(a->challenge);
+        free(a);
+        return TACHY_ENOMEM;
+    }
+    memcpy(a->realm, realm, rlen + 1);
+    memcpy(a->challenge, prefix, sizeof prefix - 1);
+    memcpy(a->challenge + sizeof prefix - 1, realm, rlen);
+    a->challenge[sizeof prefix - 1 + rlen] = '"';
+    if (utf8)
+        memcpy(a->challenge + sizeof prefix + rlen, charset, sizeof charset - 1);
+    a->challenge[clen] = '\0';
+    atomic_init(&a->refs, 1);
+    a->check = check;
+    a->user = user;
+    a->free_user = free_user;
+    a->utf8 = utf8 != 0;
+    *out = a;
+    return 0;
+}
+
+static void set_result(tachy_auth_result *res, int kind, int code) {
+    res->kind = kind;
+    res->code = code;
+}
+
+/* BasicAuthenticator.setAuthHeader: Headers.set, so a second call replaces. */
+static void set_challenge(const tachy_authenticator *a, tachy_exchange *ex) {
+    tachy_headers *h = tachy_exchange_response_headers(ex);
+    if (h != NULL)
+        (void)tachy_headers_set(h, "WWW-Authenticate", a->challenge);
+}
+
+/* ASCII case-insensitive comparison (the JDK's equalsIgnoreCase for the scheme; header
+ * bytes are ISO-8859-1 there, and no Latin-1 letter folds onto "basic"). */
+static int ascii_iequal(const char *a, const char *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+        if (x >= 'A' && x <= 'Z')
+            x = (unsigned char)(x + 32);
+        if (y >= 'A' && y <= 'Z')
+            y = (unsigned char)(y + 32);
+        if (x != y)
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * BasicAuthenticator.authenticate. Where the JDK throws (bad base64, no ':'), which
+ * closes the connection there, tachy answers Failure 401 instead. Credentials with a NUL
+ * byte are refused like wrong credentials (the check callback could not see them whole).
+ */
+static void basic_authenticate(const tachy_authenticator *a, tachy_exchange *ex,
+                               tachy_auth_result *res) {
+    tachy_headers *req = tachy_exchange_request_headers(ex);
+    const char *auth = req == NULL ? NULL : tachy_headers_first(req, "Authorization");
+    const char *sp;
+    char *user, *pass;
+    int rc, ok;
+
+    if (auth == NULL) {
+        set_challenge(a, ex);
+        set_result(res, TACHY_AUTH_RETRY, 401);
+        return;
+    }
+    sp = strchr(auth, ' ');
+    if (sp == NULL || sp - auth != 5 || !ascii_iequal(auth, "Basic", 5)) {
+        set_result(res, TACHY_AUTH_FAILURE, 401);
+        return;
+    }
+    rc = basic_decode(sp + 1, strlen(sp + 1), a->utf8, &user, &pass);
+    if (rc == BASIC_NOMEM) {
+        set_result(res, TACHY_AUTH_FAILURE, 500);
+        return;
+    }
+    if (rc == -1) {
+        set_result(res, TACHY_AUTH_FAILURE, 401);
+        return;
+    }
+    ok = rc == 0 && a->check(user, pass, a->user);
+    if (pass != NULL) {
+        memset(pass, 0, strlen(pass));
+        free(pass);
+    }
+    if (!ok) {
+        free(user);
+        set_challenge(a, ex);
+        set_result(res, TACHY_AUTH_FAILURE, 401);
+        return;
+    }
+    res->realm = strdup(a->realm);
+    if (res->realm == NULL) {
+        free(user);
+        set_result(res, TACHY_AUTH_FAILURE, 500);
+        return;
+    }
+    res->user = user;
+    set_result(res, TACHY_AUTH_SUCCESS, 0);
+}
+
+/*
+ * Authenticator.authenticate: *res is cleared first. A custom callback that leaves no
+ * valid kind gets Failure 500 (fail closed); out of memory also gives Failure 500.
+ * Exchange's thread.
+ */
+void tachy_authenticator_authenticate(tachy_authenticator *a, tachy_exchange *ex,
+                                      tachy_auth_result *res) {
+    if (res == NULL)
+        return;
+    memset(res, 0, sizeof *res);
+    if (a == NULL) {
+        set_result(res, TACHY_AUTH_FAILURE, 500);
+        return;
+    }
+    if (a->fn == NULL) {
+        basic_authenticate(a, ex, res);
+        return;
+    }
+    a->fn(ex, res, a->user);
+    if (res->kind != TACHY_AUTH_SUCCESS && res->kind != TACHY_AUTH_FAILURE &&
+        res->kind != TACHY_AUTH_RETRY) {
+        tachy_auth_result_clear(res);
+        set_result(res, TACHY_AUTH_FAILURE, 500);
+    }
+}
+
+/* Frees user and realm and sets them to NULL; kind and code are kept. */
+void tachy_auth_result_clear(tachy_auth_result *res) {
+    if (res == NULL)
+        return;
+    free(res->user);
+    free(res->realm);
+    res->user = NULL;
+    res->realm = NULL;
+}
+
+void tachy__authenticator_ref(tachy_authenticator *a) {
+    if (a != NULL)
+        atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed);
+}
+
+/* Drops one reference; the last calls free_user and frees. Any thread. */
+void tachy_authenticator_destroy(tachy_authenticator *a) {
+    if (a == NULL)
+        return;
+    if (atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    if (a->free_user != NULL)
+        a->free_user(a->user);
+    free(a->realm);
+    free(a->challenge);
+    free(a);
+}

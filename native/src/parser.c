@@ -1,0 +1,862 @@
+/*
+ * parser.c - request head, body framing and chunked decoding over a caller's buffer.
+ *
+ * Pure functions: no I/O, no allocation, no global state. Every result that names bytes
+ * (method, target, header names and values, chunk data) is a view into the caller's
+ * buffer. The contract is picohttpparser's: bytes consumed, TACHY__PARSE_INCOMPLETE (-2)
+ * for "need more", TACHY__PARSE_ERROR (-1) for "bad", with the status and a static reason
+ * in a tachy__parse_error.
+ *
+ * The request head parser is stateless: the connection re-parses its buffer from the
+ * start each time more bytes arrive. Limits are enforced on what is already there, so a
+ * client cannot make the connection buffer grow past them by never finishing a line.
+ * Errors are reported in byte order: the first offending byte decides the answer.
+ *
+ * Policies (RFC 9112, stricter where the RFC allows a choice):
+ * - Request line and header fields end in CRLF; a bare LF is accepted (RFC 9112 2.2
+ *   allows it), a bare CR is always 400.
+ * - Up to TACHY__MAX_EMPTY_LINES empty lines before the request line are skipped
+ *   (RFC 9112 2.2); more is 400.
+ * - Only "HTTP/1.0" and "HTTP/1.1" are served; any other well-formed HTTP-version is 505.
+ * - obs-fold is rejected with 400 (RFC 9112 5.2 allows rejecting it).
+ * - Transfer-Encoding in an HTTP/1.0 request is 400 (RFC 9112 6.1: the framing is
+ *   faulty; we answer 400 and the connection closes, rather than guess a length).
+ * - The chunked decoder requires CRLF everywhere (size lines, after data, trailer
+ *   fields, final line): RFC 9112 7.1 grammar has no bare-LF allowance there, and
+ *   lenient chunk-line parsing is a known request-smuggling vector.
+ */
+#include "internal.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* Defaults for a NULL limits pointer or a zero field. conn.c normally passes its own. */
+#define TACHY__DEFAULT_MAX_REQUEST_LINE 8192
+#define TACHY__DEFAULT_MAX_HEADERS 200 /* the JDK's sun.net.httpserver.maxReqHeaders */
+#define TACHY__DEFAULT_MAX_HEADER_BYTES 65536
+#define TACHY__DEFAULT_MAX_CHUNK_LINE 4096
+#define TACHY__DEFAULT_MAX_TRAILER_BYTES 65536
+/* RFC 9112 2.2 says "at least one" empty line SHOULD be ignored; bound it so that an
+ * endless stream of CRLFs is not an idle connection that never times out on a head. */
+#define TACHY__MAX_EMPTY_LINES 8
+
+/* Reasons. Some wordings are the JDK's own (sun.net.httpserver.ServerImpl), so that a
+ * client sees the same error body from both providers. */
+static const char R_BAD_REQUEST_LINE[] = "Bad request line";
+static const char R_VERSION[] = "Unsupported HTTP version";
+static const char R_URI_TOO_LONG[] = "Request-URI too long";
+static const char R_BARE_CR[] = "Bare CR in request head";
+static const char R_KEY[] = "Header key contains illegal characters"; /* JDK */
+static const char R_KEY_SPACE[] = "Whitespace between header name and colon";
+static const char R_NO_COLON[] = "Header line without colon";
+static const char R_VALUE[] = "Header value contains illegal characters";
+static const char R_OBS_FOLD[] = "Obsolete line folding in header";
+static const char R_TOO_MANY[] = "Too many request headers";
+static const char R_TOO_LARGE[] = "Request header fields too large";
+static const char R_CONTENT_LENGTH[] = "Invalid Content-Length value";
+static const char R_TE_UNSUPPORTED[] = "Unsupported Transfer-Encoding value"; /* JDK */
+static const char R_TE_BAD[] = "Malformed Transfer-Encoding value";
+static const char R_TE_HTTP10[] = "Transfer-Encoding in an HTTP/1.0 request";
+static const char R_CONFLICT[] = "Conflicting or malformed headers detected"; /* JDK */
+static const char R_CHUNK_SIZE[] = "Bad chunk size";
+static const char R_CHUNK_OVERFLOW[] = "Chunk size too large";
+static const char R_CHUNK_LINE[] = "Chunk size line too long";
+static const char R_CHUNK_EXT[] = "Bad chunk extension";
+static const char R_CHUNK_CRLF[] = "Missing CRLF in chunked body";
+static const char R_TRAILER[] = "Bad trailer field";
+static const char R_TRAILER_LARGE[] = "Request trailer fields too large";
+static const char R_CHUNK_STATE[] = "Chunked body already failed";
+
+static int fail(tachy__parse_error *err, int status, const char *reason) {
+    if (err != NULL) {
+        err->status = status;
+        err->reason = reason;
+    }
+    return TACHY__PARSE_ERROR;
+}
+
+/* ---- character classes (RFC 9110 5.6.2, 5.5) ---------------------------------------- */
+
+/* tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" /
+ *         "|" / "~" / DIGIT / ALPHA */
+static const unsigned char tchar_tab[256] = {
+    /* 0x00 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    /* 0x10 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    /*  !"#$%&'()*+,-./ */
+    /* 0x20 */ 0, 1, 0, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 1, 0,
+    /* 0123456789:;<=>? */
+    /* 0x30 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+    /* @ABCDEFGHIJKLMNO */
+    /* 0x40 */ 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    /* PQRSTUVWXYZ[\]^_ */
+    /* 0x50 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, 1,
+    /* `abcdefghijklmno */
+    /* 0x60 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    /* pqrstuvwxyz{|}~DEL */
+    /* 0x70 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0,
+    /* 0x80-0xff: obs-text is not a tchar */
+};
+
+static inline int is_tchar(unsigned char c) { return tchar_tab[c]; }
+
+static inline int is_ows(unsigned char c) { return c == ' ' || c == '\t'; }
+
+static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+/* field-value bytes: VCHAR, obs-text, SP and HTAB; every other CTL (NUL, CR, LF, DEL...)
+ * is refused (RFC 9110 5.5). */
+static inline int is_field_byte(unsigned char c) { return c >= 0x20 ? c != 0x7f : c == '\t'; }
+
+/* request-target bytes: any VCHAR or obs-text. The target's own grammar (origin-form,
+ * absolute-form...) is checked by the exchange; here it is only what may sit between two
+ * SPs (RFC 9112 3.2): no whitespace, no CTL. */
+static inline int is_target_byte(unsigned char c) { return c > 0x20 && c != 0x7f; }
+
+static inline int hex_value(unsigned char c) {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20; /* ASCII lower case; digits were handled above */
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+static inline unsigned char ascii_lower(unsigned char c) {
+    return (c >= 'A' && c <= 'Z') ? (unsigned char)(c | 0x20) : c;
+}
+
+/* Case-insensitive ASCII comparison of a view with a lower-case literal. */
+static int str_ieq(const char *p, size_t n, const char *lit) {
+    size_t i;
+    if (strlen(lit) != n)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (ascii_lower((unsigned char)p[i]) != (unsigned char)lit[i])
+            return 0;
+    return 1;
+}
+
+/* ---- request head --------------------------------------------------------------------- */
+
+/* Result of the request line scan: views and the offset just after its line end. */
+struct request_line {
+    tachy__str method, target, version;
+    int minor;
+    size_t next;
+};
+
+/*
+ * Parses "method SP request-target SP HTTP-version CRLF" starting at buf[start]
+ * (RFC 9112 3). Single SPs only: RFC 9112 3 lets a recipient accept other whitespace,
+ * but parsers that disagree on it are a smuggling vector, so we do not.
+ * Every content byte's index in the line is checked against max before it is accepted,
+ * so an over-long line is 414 as soon as its (max+1)th byte is there, terminated or not.
+ */
+static int parse_request_line(const char *buf, size_t len, size_t start, size_t max,
+                              struct request_line *rl, tachy__parse_error *err) {
+    static const char pattern[] = "HTTP/#.#"; /* '#' = DIGIT; HTTP-name is case-sensitive */
+    size_t p = start, mark, i;
+    unsigned char c;
+
+#define CONTENT_BYTE()                                                                         \
+    do {                                                                                       \
+        if (p - start >= max)                                                                  \
+            return fail(err, 414, R_URI_TOO_LONG);                                             \
+        p++;                                                                                   \
+    } while (0)
+
+    /* method = token */
+    mark = p;
+    for (;;) {
+        if (p == len)
+            return TACHY__PARSE_INCOMPLETE;
+        c = (unsigned char)buf[p];
+        if (!is_tchar(c))
+            break;
+        CONTENT_BYTE();
+    }
+    if (c != ' ' || p == mark)
+        return fail(err, 400, R_BAD_REQUEST_LINE);
+    rl->method.base = buf + mark;
+    rl->method.len = p - mark;
+    CONTENT_BYTE(); /* SP */
+
+    /* request-target */
+    mark = p;
+    for (;;) {
+        if (p == len)
+            return TACHY__PARSE_INCOMPLETE;
+        c = (unsigned char)buf[p];
+        if (!is_target_byte(c))
+            break;
+        CONTENT_BYTE();
+    }
+    if (c != ' ' || p == mark)
+        return fail(err, 400, R_BAD_REQUEST_LINE);
+    rl->target.base = buf + mark;
+    rl->target.len = p - mark;
+    CONTENT_BYTE(); /* SP */
+
+    /* HTTP-version = HTTP-name "/" DIGIT "." DIGIT (RFC 9112 2.3) */
+    mark = p;
+    for (i = 0; i < sizeof pattern - 1; i++) {
+        if (p == len)
+            return TACHY__PARSE_INCOMPLETE;
+        c = (unsigned char)buf[p];
+        if (pattern[i] == '#' ? !is_digit(c) : c != (unsigned char)pattern[i])
+            return fail(err, 400, R_BAD_REQUEST_LINE);
+        CONTENT_BYTE();
+    }
+#undef CONTENT_BYTE
+    rl->version.base = buf + mark;
+    rl->version.len = p - mark;
+
+    if (p == len)
+        return TACHY__PARSE_INCOMPLETE;
+    if (buf[p] == '\r') {
+        if (p + 1 == len)
+            return TACHY__PARSE_INCOMPLETE;
+        if (buf[p + 1] != '\n')
+            return fail(err, 400, R_BARE_CR);
+        p += 2;
+    } else if (buf[p] == '\n') {
+        p++;
+    } else {
+        return fail(err, 400, R_BAD_REQUEST_LINE);
+    }
+
+    /* Well-formed but not one we serve: RFC 9110 15.6.6. */
+    if (buf[mark + 5] != '1' || (buf[mark + 7] != '0' && buf[mark + 7] != '1'))
+        return fail(err, 505, R_VERSION);
+    rl->minor = buf[mark + 7] - '0';
+    rl->next = p;
+    return 0;
+}
+
+int tachy__parse_request(const char *buf, size_t len, tachy__request *req,
+                         const tachy__limits *lim, tachy__parse_error *err) {
+    size_t max_line = TACHY__DEFAULT_MAX_REQUEST_LINE;
+    size_t max_headers = TACHY__DEFAULT_MAX_HEADERS;
+    size_t max_bytes = TACHY__DEFAULT_MAX_HEADER_BYTES;
+    size_t cap = req->num_headers, count = 0, p = 0, empty, hstart;
+    struct request_line rl;
+    int rc;
+
+    if (lim != NULL) {
+        if (lim->max_request_line > 0)
+            max_line = lim->max_request_line;
+        if (lim->max_headers > 0)
+            max_headers = lim->max_headers;
+        if (lim->max_header_bytes > 0)
+            max_bytes = lim->max_header_bytes;
+    }
+    /* The header array is the hard bound: more lines than it holds is the same 431. */
+    if (req->headers == NULL)
+        cap = 0;
+    max_headers = TACHY__MIN(max_headers, cap);
+
+    /* RFC 9112 2.2: ignore empty lines received before the request line (clients that
+     * send an extra CRLF after a POST body), a bounded number of them. */
+    for (empty = 0;; empty++) {
+        if (p == len)
+            return TACHY__PARSE_INCOMPLETE;
+        if (buf[p] != '\r' && buf[p] != '\n')
+            break;
+        if (empty == TACHY__MAX_EMPTY_LINES)
+            return fail(err, 400, R_BAD_REQUEST_LINE);
+        if (buf[p] == '\r') {
+            if (p + 1 == len)
+                return TACHY__PARSE_INCOMPLETE;
+            if (buf[p + 1] != '\n')
+                return fail(err, 400, R_BARE_CR);
+            p++;
+        }
+        p++;
+    }
+
+    rc = parse_request_line(buf, len, p, max_line, &rl, err);
+    if (rc != 0)
+        return rc;
+    p = rl.next;
+
+    /* field-line = field-name ":" OWS field-value OWS (RFC 9112 5). Bytes of field lines,
+     * terminators included, are counted against max_bytes as they are accepted; the
+     * empty line that ends the head is not. */
+    hstart = p;
+#define HEADER_BYTE()                                                                          \
+    do {                                                                                       \
+        if (p - hstart >= max_bytes)                                                           \
+            return fail(err, 431, R_TOO_LARGE);                                                \
+        p++;                                                                                   \
+    } while (0)
+
+    for (;;) {
+        size_t name, name_end, value, value_end;
+        unsigned char c;
+
+        if (p == len)
+            return TACHY__PARSE_INCOMPLETE;
+        c = (unsigned char)buf[p];
+        if (c == '\r') {
+            if (p + 1 == len)
+                return TACHY__PARSE_INCOMPLETE;
+            if (buf[p + 1] != '\n')
+                return fail(err, 400, R_BARE_CR);
+            p += 2;
+            break;
+        }
+        if (c == '\n') {
+            p++;
+            break;
+        }
+        /* RFC 9112 5.2: obs-fold (and, after the request line, RFC 9112 2.2's whitespace
+         * before the first field) is rejected rather than unfolded. */
+        if (is_ows(c))
+            return fail(err, 400, R_OBS_FOLD);
+        if (count == max_headers)
+            return fail(err, 431, R_TOO_MANY);
+
+        /* field-name = token, then the colon with no whitespace before it (RFC 9112 5.1) */
+        name = p;
+        for (;;) {
+            if (p == len)
+                return TACHY__PARSE_INCOMPLETE;
+            c = (unsigned char)buf[p];
+            if (!is_tchar(c))
+                break;
+            HEADER_BYTE();
+        }
+        if (c != ':') {
+            if (is_ows(c))
+                return fail(err, 400, R_KEY_SPACE);
+            if (c == '\r' || c == '\n')
+                return fail(err, 400, R_NO_COLON);
+            return fail(err, 400, R_KEY);
+        }
+        if (p == name)
+            return fail(err, 400, R_KEY);
+        name_end = p;
+        HEADER_BYTE(); /* ':' */
+
+        /* field-value with leading and trailing OWS trimmed */
+        for (;;) {
+            if (p == len)
+                return TACHY__PARSE_INCOMPLETE;
+            if (!is_ows((unsigned char)buf[p]))
+                break;
+            HEADER_BYTE();
+        }
+        value = value_end = p;
+        for (;;) {
+            if (p == len)
+                return TACHY__PARSE_INCOMPLETE;
+            c = (unsigned char)buf[p];
+            if (c == '\r' || c == '\n')
+                break;
+            if (!is_field_byte(c))
+                return fail(err, 400, R_VALUE);
+            HEADER_BYTE();
+            if (!is_ows(c))
+                value_end = p;
+        }
+        if (c == '\r') {
+            if (p + 1 == len)
+                return TACHY__PARSE_INCOMPLETE;
+            if (buf[p + 1] != '\n')
+                return fail(err, 400, R_BARE_CR);
+            HEADER_BYTE();
+        }
+        HEADER_BYTE(); /* LF */
+
+        req->headers[count].name.base = buf + name;
+        req->headers[count].name.len = name_end - name;
+        req->headers[count].value.base = buf + value;
+        req->headers[count].value.len = value_end - value;
+        count++;
+    }
+#undef HEADER_BYTE
+
+    /* Only reachable with limits near SIZE_MAX; the return type is an int. */
+    if (p > (size_t)INT_MAX)
+        return fail(err, 431, R_TOO_LARGE);
+
+    req->method = rl.method;
+    req->target = rl.target;
+    req->version = rl.version;
+    req->minor_version = rl.minor;
+    req->num_headers = count;
+    return (int)p;
+}
+
+/* ---- body framing (RFC 9112 6) --------------------------------------------------------- */
+
+/* Iterates the elements of a comma-separated list (RFC 9110 5.6.1), OWS trimmed.
+ * *pos starts at 0; returns 0 when the list is exhausted. An empty value yields one
+ * empty element, so callers that require a value see it. */
+static int next_element(const tachy__str *v, size_t *pos, tachy__str *elem) {
+    size_t s = *pos, e;
+    if (s > v->len)
+        return 0;
+    e = s;
+    while (e < v->len && v->base[e] != ',')
+        e++;
+    *pos = e + 1; /* past the comma, or v->len + 1 when done */
+    while (s < e && is_ows((unsigned char)v->base[s]))
+        s++;
+    while (e > s && is_ows((unsigned char)v->base[e - 1]))
+        e--;
+    elem->base = v->base + s;
+    elem->len = e - s;
+    return 1;
+}
+
+/* Content-Length = 1*DIGIT (RFC 9110 8.6), as a list of identical values at most. */
+static int parse_content_length(const tachy__str *v, int64_t *cl, tachy__parse_error *err) {
+    size_t pos = 0, i;
+    tachy__str e;
+
+    while (next_element(v, &pos, &e)) {
+        int64_t n = 0;
+        if (e.len == 0)
+            return fail(err, 400, R_CONTENT_LENGTH);
+        for (i = 0; i < e.len; i++) {
+            unsigned char c = (unsigned char)e.base[i];
+            if (!is_digit(c))
+                return fail(err, 400, R_CONTENT_LENGTH);
+            if (n > (INT64_MAX - (c - '0')) / 10)
+                return fail(err, 400, R_CONTENT_LENGTH);
+            n = n * 10 + (c - '0');
+        }
+        /* RFC 9110 8.6: repeated values must all be the same decimal value. */
+        if (*cl >= 0 && *cl != n)
+            return fail(err, 400, R_CONTENT_LENGTH);
+        *cl = n;
+    }
+    return 0;
+}
+
+struct te_state {
+    int present;
+    int codings;       /* number of codings seen */
+    int chunked;       /* times "chunked" was seen */
+    int after_chunked; /* a coding followed "chunked" */
+    int other;         /* a coding other than chunked */
+    int malformed;
+};
+
+/* transfer-coding = token *( OWS ";" OWS transfer-parameter ) (RFC 9112 7). Only the
+ * name matters: chunked takes no parameters, anything else is refused anyway. */
+static void scan_transfer_encoding(const tachy__str *v, struct te_state *te) {
+    size_t pos = 0, n, r;
+    tachy__str e;
+
+    te->present = 1;
+    while (next_element(v, &pos, &e)) {
+        if (e.len == 0)
+            continue; /* RFC 9110 5.6.1: empty list elements are ignored */
+        for (n = 0; n < e.len && is_tchar((unsigned char)e.base[n]);)
+            n++;
+        for (r = n; r < e.len && is_ows((unsigned char)e.base[r]);)
+            r++;
+        if (n == 0 || (r < e.len && e.base[r] != ';')) {
+            te->malformed = 1;
+            continue;
+        }
+        te->codings++;
+        if (te->chunked)
+            te->after_chunked = 1;
+        if (str_ieq(e.base, n, "chunked")) {
+            te->chunked++;
+            if (n != e.len)
+                te->malformed = 1;
+        } else {
+            te->other = 1;
+        }
+    }
+}
+
+/* Sets the flags for the tokens of a Connection or Expect value it knows. */
+static void scan_tokens(const tachy__str *v, tachy__framing *out, int is_expect) {
+    size_t pos = 0;
+    tachy__str e;
+
+    while (next_element(v, &pos, &e)) {
+        if (is_expect) {
+            if (str_ieq(e.base, e.len, "100-continue"))
+                out->expect_continue = 1;
+        } else if (str_ieq(e.base, e.len, "close")) {
+            out->connection_close = 1;
+        } else if (str_ieq(e.base, e.len, "keep-alive")) {
+            out->connection_keep_alive = 1;
+        } else if (str_ieq(e.base, e.len, "upgrade")) {
+            out->upgrade = 1;
+        }
+    }
+}
+
+int tachy__parse_framing(const tachy__request *req, tachy__framing *out,
+                         tachy__parse_error *err) {
+    struct te_state te;
+    int64_t cl = -1;
+    size_t i;
+
+    memset(out, 0, sizeof *out);
+    memset(&te, 0, sizeof te);
+    out->content_length = -1;
+
+    for (i = 0; i < req->num_headers; i++) {
+        const tachy__header_ref *h = &req->headers[i];
+        const char *n = h->name.base;
+        size_t nl = h->name.len;
+
+        if (str_ieq(n, nl, "content-length")) {
+            if (parse_content_length(&h->value, &cl, err) < 0)
+                return TACHY__PARSE_ERROR;
+        } else if (str_ieq(n, nl, "transfer-encoding")) {
+            scan_transfer_encoding(&h->value, &te);
+        } else if (str_ieq(n, nl, "connection")) {
+            scan_tokens(&h->value, out, 0);
+        } else if (str_ieq(n, nl, "expect")) {
+            scan_tokens(&h->value, out, 1);
+        }
+    }
+
+    if (te.present) {
+        /* RFC 9112 6.1: a sender must not send both; we refuse instead of letting
+         * Transfer-Encoding win, because an intermediary might have used the length. */
+        if (cl >= 0)
+            return fail(err, 400, R_CONFLICT);
+        /* RFC 9112 6.1: Transfer-Encoding in HTTP/1.0 means faulty framing. */
+        if (req->minor_version == 0)
+            return fail(err, 400, R_TE_HTTP10);
+        /* RFC 9112 6.3: chunked must be final, and applied once (RFC 9112 6.1). */
+        if (te.malformed || te.codings == 0 || te.chunked > 1 || te.after_chunked)
+            return fail(err, 400, R_TE_BAD);
+        /* RFC 9112 6.1: a coding we do not implement is 501 (the JDK's answer too). */
+        if (te.other)
+            return fail(err, 501, R_TE_UNSUPPORTED);
+        out->chunked = 1;
+    } else {
+        out->content_length = cl;
+    }
+    return 0;
+}
+
+/* ---- chunked body (RFC 9112 7.1) ------------------------------------------------------- */
+
+/*
+ * chunked-body = *chunk last-chunk trailer-section CRLF
+ * chunk        = chunk-size [ chunk-ext ] CRLF chunk-data CRLF
+ * chunk-ext    = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
+ * One state per position in that grammar, so the input may be split at any byte.
+ */
+enum {
+    CH_SIZE_START = 0, /* first HEXDIG of chunk-size (0 so that {0} is a fresh decoder) */
+    CH_SIZE,           /* more HEXDIG, or what follows chunk-size */
+    CH_EXT_WS,         /* BWS that must be followed by ';' */
+    CH_EXT_PRE_NAME,   /* after ';': BWS, then chunk-ext-name */
+    CH_EXT_NAME,       /* in chunk-ext-name */
+    CH_EXT_NAME_WS,    /* BWS after a name: '=' or ';' must follow */
+    CH_EXT_PRE_VAL,    /* after '=': BWS, then token or quoted-string */
+    CH_EXT_VAL,        /* in a token value */
+    CH_EXT_QUOTED,     /* in a quoted-string value */
+    CH_EXT_QUOTED_ESC, /* after a backslash in a quoted-string */
+    CH_EXT_VAL_END,    /* after a closing quote */
+    CH_SIZE_LF,        /* after the CR of a size line */
+    CH_DATA,           /* remaining bytes of chunk-data */
+    CH_DATA_CR,        /* CRLF after chunk-data */
+    CH_DATA_LF,
+    CH_TRAILER_START, /* start of a trailer field line, or the final CRLF */
+    CH_TRAILER_NAME,
+    CH_TRAILER_VALUE,
+    CH_TRAILER_LF,
+    CH_END_LF, /* LF of the final CRLF */
+    CH_DONE,
+    CH_ERROR
+};
+
+void tachy__chunked_init(tachy__chunked *d, size_t max_line, size_t max_trailer_bytes) {
+    memset(d, 0, sizeof *d);
+    d->state = CH_SIZE_START;
+    d->max_line = max_line;
+    d->max_trailer_bytes = max_trailer_bytes;
+}
+
+/* qdtext / quoted-pair bytes (RFC 9110 5.6.4), minus the DQUOTE and backslash. */
+static inline int is_qdtext(unsigned char c) {
+    return c == '\t' || c == ' ' || c == 0x21 || (c >= 0x23 && c <= 0x5b) ||
+           (c >= 0x5d && c <= 0x7e) || c >= 0x80;
+}
+
+int tachy__chunked_decode(tachy__chunked *d, const char *in, size_t len, size_t *consumed,
+                          size_t *data_off, size_t *data_len, tachy__parse_error *err) {
+    size_t max_line = d->max_line ? d->max_line : TACHY__DEFAULT_MAX_CHUNK_LINE;
+    size_t max_trailer =
+        d->max_trailer_bytes ? d->max_trailer_bytes : TACHY__DEFAULT_MAX_TRAILER_BYTES;
+    size_t p = 0;
+    const char *reason;
+    int status = 400;
+
+    *consumed = 0;
+    *data_off = 0;
+    *data_len = 0;
+
+    if (d->state == CH_DONE)
+        return 1;
+    if (d->state == CH_ERROR)
+        return fail(err, 400, R_CHUNK_STATE);
+
+    while (p < len) {
+        unsigned char c = (unsigned char)in[p];
+
+        /* Bytes of the size line before its CR count against max_line. */
+        if (d->state < CH_SIZE_LF && c != '\r') {
+            if (d->line_len >= max_line) {
+                reason = R_CHUNK_LINE;
+                goto bad;
+            }
+            d->line_len++;
+        }
+        /* Every byte of a trailer field line, CRLF included, counts. */
+        if (d->state >= CH_TRAILER_NAME && d->state <= CH_TRAILER_LF) {
+            if (d->trailer_bytes >= max_trailer) {
+                status = 431;
+                reason = R_TRAILER_LARGE;
+                goto bad;
+            }
+            d->trailer_bytes++;
+        }
+
+        switch (d->state) {
+        case CH_SIZE_START:
+        case CH_SIZE: {
+            int h = hex_value(c);
+            if (h >= 0) {
+                /* Bound to INT64_MAX so a Java long can always hold what is left. */
+                if (d->remaining > (uint64_t)(INT64_MAX - h) / 16) {
+                    reason = R_CHUNK_OVERFLOW;
+                    goto bad;
+                }
+                d->remaining = d->remaining * 16 + (uint64_t)h;
+                d->state = CH_SIZE;
+            } else if (d->state == CH_SIZE_START) {
+                reason = R_CHUNK_SIZE; /* 1*HEXDIG */
+                goto bad;
+            } else if (c == '\r') {
+                d->state = CH_SIZE_LF;
+            } else if (c == ';') {
+                d->state = CH_EXT_PRE_NAME;
+            } else if (is_ows(c)) {
+                d->state = CH_EXT_WS;
+            } else {
+                reason = R_CHUNK_SIZE;
+                goto bad;
+            }
+            break;
+        }
+        case CH_EXT_WS:
+            /* BWS is only allowed before ';', not before the CRLF. */
+            if (c == ';')
+                d->state = CH_EXT_PRE_NAME;
+            else if (!is_ows(c)) {
+                reason = R_CHUNK_EXT;
+                goto bad;
+            }
+            break;
+        case CH_EXT_PRE_NAME:
+            if (is_tchar(c))
+                d->state = CH_EXT_NAME;
+            else if (!is_ows(c)) {
+                reason = R_CHUNK_EXT;
+                goto bad;
+            }
+            break;
+        case CH_EXT_NAME:
+        case CH_EXT_NAME_WS:
+            if (d->state == CH_EXT_NAME && is_tchar(c))
+                break;
+            if (c == '=')
+                d->state = CH_EXT_PRE_VAL;
+            else if (c == ';')
+                d->state = CH_EXT_PRE_NAME;
+            else if (is_ows(c))
+                d->state = CH_EXT_NAME_WS;
+            else if (c == '\r' && d->state == CH_EXT_NAME)
+                d->state = CH_SIZE_LF;
+            else {
+                reason = R_CHUNK_EXT;
+                goto bad;
+            }
+            break;
+        case CH_EXT_PRE_VAL:
+            if (c == '"')
+                d->state = CH_EXT_QUOTED;
+            else if (is_tchar(c))
+                d->state = CH_EXT_VAL;
+            else if (!is_ows(c)) {
+                reason = R_CHUNK_EXT;
+                goto bad;
+            }
+            break;
+        case CH_EXT_VAL:
+        case CH_EXT_VAL_END:
+            if (d->state == CH_EXT_VAL && is_tchar(c))
+                break;
+            if (c == ';')
+                d->state = CH_EXT_PRE_NAME;
+            else if (is_ows(c))
+                d->state = CH_EXT_WS;
+            else if (c == '\r')
+                d->state = CH_SIZE_LF;
+            else {
+                reason = R_CHUNK_EXT;
+                goto bad;
+            }
+            break;
+        case CH_EXT_QUOTED:
+            if (c == '"')
+                d->state = CH_EXT_VAL_END;
+            else if (c == '\\')
+                d->state = CH_EXT_QUOTED_ESC;
+            else if (!is_qdtext(c)) {
+                reason = R_CHUNK_EXT;
+                goto bad;
+            }
+            break;
+        case CH_EXT_QUOTED_ESC:
+            /* quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text ) */
+            if (!(c == '\t' || (c >= 0x20 && c != 0x7f))) {
+                reason = R_CHUNK_EXT;
+                goto bad;
+            }
+            d->state = CH_EXT_QUOTED;
+            break;
+        case CH_SIZE_LF:
+            if (c != '\n') {
+                reason = R_CHUNK_CRLF;
+                goto bad;
+            }
+            d->line_len = 0;
+            d->state = d->remaining == 0 ? CH_TRAILER_START : CH_DATA;
+            break;
+        case CH_DATA: {
+            /* One data run per call: hand out what is here, at most the chunk's rest. */
+            size_t n = len - p;
+            if ((uint64_t)n > d->remaining)
+                n = (size_t)d->remaining;
+            d->remaining -= n;
+            if (d->remaining == 0)
+                d->state = CH_DATA_CR;
+            *data_off = p;
+            *data_len = n;
+            *consumed = p + n;
+            return 0;
+        }
+        case CH_DATA_CR:
+            if (c != '\r') {
+                reason = R_CHUNK_CRLF;
+                goto bad;
+            }
+            d->state = CH_DATA_LF;
+            break;
+        case CH_DATA_LF:
+            if (c != '\n') {
+                reason = R_CHUNK_CRLF;
+                goto bad;
+            }
+            d->state = CH_SIZE_START;
+            break;
+        case CH_TRAILER_START:
+            if (c == '\r') {
+                d->state = CH_END_LF;
+                break;
+            }
+            /* A trailer field line is a field line (RFC 9112 7.1.2): token name, no
+             * obs-fold. It is validated, counted, and dropped. */
+            if (!is_tchar(c)) {
+                reason = c == '\n' ? R_CHUNK_CRLF : R_TRAILER;
+                goto bad;
+            }
+            if (d->trailer_bytes >= max_trailer) {
+                status = 431;
+                reason = R_TRAILER_LARGE;
+                goto bad;
+            }
+            d->trailer_bytes++;
+            d->state = CH_TRAILER_NAME;
+            break;
+        case CH_TRAILER_NAME:
+            if (c == ':')
+                d->state = CH_TRAILER_VALUE;
+            else if (!is_tchar(c)) {
+                reason = R_TRAILER;
+                goto bad;
+            }
+            break;
+        case CH_TRAILER_VALUE:
+            if (c == '\r')
+                d->state = CH_TRAILER_LF;
+            else if (!is_field_byte(c)) {
+                reason = R_TRAILER;
+                goto bad;
+            }
+            break;
+        case CH_TRAILER_LF:
+            if (c != '\n') {
+                reason = R_CHUNK_CRLF;
+                goto bad;
+            }
+            d->state = CH_TRAILER_START;
+            break;
+        case CH_END_LF:
+            if (c != '\n') {
+                reason = R_CHUNK_CRLF;
+                goto bad;
+            }
+            d->state = CH_DONE;
+            *consumed = p + 1; /* pipelined bytes after the body stay unconsumed */
+            return 1;
+        default:
+            reason = R_CHUNK_STATE;
+            goto bad;
+        }
+        p++;
+    }
+    *consumed = p;
+    return 0;
+
+bad:
+    d->state = CH_ERROR;
+    *consumed = p;
+    return fail(err, status, reason);
+}
+
+/* ---- percent decoding ------------------------------------------------------------------ */
+
+/* Like java.net.URI's decoding of a path for valid %XX escapes; the decoded bytes are not
+ * reinterpreted (UTF-8 stays as its bytes). '+' is not a space in a path. A '%' that does
+ * not start a valid escape is copied as is. out may be the same pointer as in (the output
+ * never runs ahead of the input). The result may contain NUL bytes ("%00"): use the
+ * returned length. */
+ssize_t tachy__percent_decode(const char *in, size_t len, char *out, size_t cap) {
+    size_t i = 0, o = 0;
+
+    if (cap == 0)
+        return -1;
+    while (i < len) {
+        unsigned char c = (unsigned char)in[i];
+        int hi, lo;
+        if (c == '%' && len - i >= 3 && (hi = hex_value((unsigned char)in[i + 1])) >= 0 &&
+            (lo = hex_value((unsigned char)in[i + 2])) >= 0) {
+            c = (unsigned char)(hi << 4 | lo);
+            i += 3;
+        } else {
+            i++;
+        }
+        if (cap - o < 2) /* this byte plus the terminating NUL */
+            return -1;
+        out[o++] = (char)c;
+    }
+    out[o] = '\0';
+    return (ssize_t)o;
+}

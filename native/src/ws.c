@@ -1,0 +1,1342 @@
+/*
+ * ws.c - WebSocket (RFC 6455): handshake, framing, close handshake, UTF-8 validation,
+ * limits, and permessage-deflate (RFC 7692) on top of deflate.c.
+ *
+ * Threads: the connection thread runs tachy_ws_serve's read loop and every callback.
+ * Senders (any thread) serialise on ws->lock, which guards the stream's write side, the
+ * send state and the compressor. The read side (buffers, message state, inflater) belongs
+ * to the connection thread alone.
+ */
+#include "internal.h"
+#include "ws_internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <tachy/tachy.h>
+#include <tachy/ws.h>
+
+#define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+#define SMALL_FRAME 4096     /* frames up to this are written with one copy, one write  */
+#define READ_STEP 4096       /* minimum read size                                       */
+#define KEEP_BUF (64 * 1024) /* buffers larger than this are freed after use            */
+#define MAX_HDR_VALUES 16    /* Sec-WebSocket-Extensions / -Protocol header lines read  */
+#define POLL_SLICE_MS 1000   /* the reader re-checks close/ping state at least this often */
+
+/* ======================================================================================
+ * UTF-8 (RFC 3629): a byte-at-a-time automaton with an ASCII fast path.
+ * ====================================================================================== */
+
+int tachy__utf8_feed(tachy__utf8 *u, const uint8_t *p, size_t n) {
+    uint8_t need = u->need, lo = u->lo, hi = u->hi;
+    size_t i = 0;
+    while (i < n) {
+        if (need == 0) {
+            while (i + 8 <= n) { /* skip ASCII eight bytes at a time */
+                uint64_t w;
+                memcpy(&w, p + i, 8);
+                if (w & 0x8080808080808080ull)
+                    break;
+                i += 8;
+            }
+            if (i >= n)
+                break;
+            uint8_t c = p[i++];
+            if (c < 0x80)
+                continue;
+            if (c < 0xC2) /* stray continuation byte, or overlong C0/C1 lead */
+                return -1;
+            if (c < 0xE0) {
+                need = 1;
+                lo = 0x80;
+                hi = 0xBF;
+            } else if (c < 0xF0) {
+                need = 2;
+                lo = c == 0xE0 ? 0xA0 : 0x80; /* E0 80..9F would be overlong  */
+                hi = c == 0xED ? 0x9F : 0xBF; /* ED A0..BF are UTF-16 surrogates */
+            } else if (c < 0xF5) {
+                need = 3;
+                lo = c == 0xF0 ? 0x90 : 0x80; /* F0 80..8F would be overlong  */
+                hi = c == 0xF4 ? 0x8F : 0xBF; /* F4 90.. is above U+10FFFF    */
+            } else {
+                return -1;
+            }
+        } else {
+            uint8_t c = p[i++];
+            if (c < lo || c > hi)
+                return -1;
+            need--;
+            lo = 0x80;
+            hi = 0xBF;
+        }
+    }
+    u->need = need;
+    u->lo = lo;
+    u->hi = hi;
+    return 0;
+}
+
+int tachy__utf8_valid(const void *p, size_t n) {
+    tachy__utf8 u;
+    tachy__utf8_init(&u);
+    return tachy__utf8_feed(&u, p, n) == 0 && tachy__utf8_complete(&u);
+}
+
+/* ======================================================================================
+ * Framing (RFC 6455 5.2).
+ * ====================================================================================== */
+
+static ssize_t frame_error(tachy__ws_frame *f, int code, const char *why) {
+    f->close_code = code;
+    f->error = why;
+    return -1;
+}
+
+ssize_t tachy__ws_frame_parse(const uint8_t *buf, size_t len, const tachy__ws_parse_rules *r,
+                              tachy__ws_frame *f) {
+    memset(f, 0, sizeof *f);
+    if (len < 1)
+        return 0;
+    uint8_t b0 = buf[0];
+    f->fin = b0 >> 7;
+    f->rsv1 = (b0 >> 6) & 1;
+    f->rsv2 = (b0 >> 5) & 1;
+    f->rsv3 = (b0 >> 4) & 1;
+    f->opcode = b0 & 0x0F;
+    int control = f->opcode >= 0x8;
+    if (r->lenient)
+        goto length;
+    if (f->rsv2 || f->rsv3)
+        return frame_error(f, 1002, "reserved bit set");
+    if ((f->opcode >= 0x3 && f->opcode <= 0x7) || f->opcode >= 0xB)
+        return frame_error(f, 1002, "reserved opcode");
+    if (control && !f->fin)
+        return frame_error(f, 1002, "fragmented control frame");
+    if (f->rsv1 && (!r->allow_rsv1 || control || f->opcode == TACHY__WS_OP_CONT))
+        return frame_error(f, 1002, "RSV1 not allowed here");
+length:
+    if (len < 2)
+        return 0;
+
+    uint8_t b1 = buf[1];
+    f->masked = b1 >> 7;
+    uint64_t len7 = b1 & 0x7F;
+    if (!r->lenient && r->mask > 0 && !f->masked)
+        return frame_error(f, 1002, "client frame not masked");
+    if (!r->lenient && r->mask < 0 && f->masked)
+        return frame_error(f, 1002, "server frame masked");
+    if (!r->lenient && control && len7 > 125)
+        return frame_error(f, 1002, "control frame payload over 125 bytes");
+
+    size_t ext = len7 == 126 ? 2 : len7 == 127 ? 8 : 0;
+    if (len < 2 + ext)
+        return 0;
+    uint64_t plen = len7;
+    if (ext) {
+        plen = 0;
+        for (size_t i = 0; i < ext; i++)
+            plen = plen << 8 | buf[2 + i];
+        if (ext == 8 && (plen >> 63))
+            return frame_error(f, 1002, "64-bit length with the top bit set");
+        if ((ext == 2 && plen < 126) || (ext == 8 && plen <= 0xFFFF))
+            return frame_error(f, 1002, "length not minimally encoded");
+    }
+    if (r->max_payload && plen > r->max_payload)
+        return frame_error(f, 1009, "frame too big");
+
+    size_t hlen = 2 + ext + (f->masked ? 4 : 0);
+    if (len < hlen)
+        return 0;
+    if (f->masked)
+        memcpy(f->mask, buf + 2 + ext, 4);
+    f->header_len = hlen;
+    f->payload_len = plen;
+    if (plen > len - hlen)
+        return 0;
+    return (ssize_t)(hlen + plen);
+}
+
+size_t tachy__ws_frame_header(uint8_t out[TACHY__WS_MAX_HEADER], int fin, int rsv1, int opcode,
+                              uint64_t payload_len, const uint8_t *mask) {
+    size_t n = 0;
+    out[n++] = (uint8_t)((fin ? 0x80 : 0) | (rsv1 ? 0x40 : 0) | (opcode & 0x0F));
+    uint8_t m = mask ? 0x80 : 0;
+    if (payload_len < 126) {
+        out[n++] = (uint8_t)(m | payload_len);
+    } else if (payload_len <= 0xFFFF) {
+        out[n++] = m | 126;
+        out[n++] = (uint8_t)(payload_len >> 8);
+        out[n++] = (uint8_t)payload_len;
+    } else {
+        out[n++] = m | 127;
+        for (int i = 7; i >= 0; i--)
+            out[n++] = (uint8_t)(payload_len >> (8 * i));
+    }
+    if (mask) {
+        memcpy(out + n, mask, 4);
+        n += 4;
+    }
+    return n;
+}
+
+void tachy__ws_mask(uint8_t *p, size_t len, const uint8_t key[4], size_t offset) {
+    uint8_t k[8];
+    for (int i = 0; i < 8; i++)
+        k[i] = key[(i + offset) & 3];
+    uint64_t k8;
+    memcpy(&k8, k, 8);
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        w ^= k8;
+        memcpy(p + i, &w, 8);
+    }
+    for (; i < len; i++)
+        p[i] ^= k[i & 3];
+}
+
+int tachy__ws_close_code_valid(int code) {
+    return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) ||
+           (code >= 3000 && code <= 4999);
+}
+
+int tachy__ws_close_parse(const uint8_t *p, size_t len, int *code, const char **reason,
+                          size_t *reason_len) {
+    *reason = "";
+    *reason_len = 0;
+    if (len == 0) {
+        *code = TACHY_WS_CLOSE_NO_STATUS;
+        return 0;
+    }
+    if (len == 1)
+        return 1002;
+    int c = p[0] << 8 | p[1];
+    if (!tachy__ws_close_code_valid(c))
+        return 1002;
+    if (!tachy__utf8_valid(p + 2, len - 2))
+        return 1007;
+    *code = c;
+    *reason = (const char *)p + 2;
+    *reason_len = len - 2;
+    return 0;
+}
+
+/* ======================================================================================
+ * Handshake pieces (RFC 6455 4.2, RFC 7692 7.1).
+ * ====================================================================================== */
+
+void tachy__ws_accept_key(const char *key, size_t key_len, char out[29]) {
+    char cat[64 + sizeof WS_GUID];
+    if (key_len > 64)
+        key_len = 64; /* callers pass a validated 24-character key */
+    memcpy(cat, key, key_len);
+    memcpy(cat + key_len, WS_GUID, sizeof WS_GUID - 1);
+    uint8_t digest[20];
+    tachy__sha1(cat, key_len + sizeof WS_GUID - 1, digest);
+    size_t n = tachy__base64_encode(digest, sizeof digest, out);
+    out[n] = '\0';
+}
+
+static int is_ows(char c) { return c == ' ' || c == '\t'; }
+
+static int list_has(const char *value, const char *token, int icase) {
+    if (!value)
+        return 0;
+    size_t tlen = strlen(token);
+    const char *p = value;
+    for (;;) { /* one element per pass; ends at the string's NUL */
+        while (is_ows(*p) || *p == ',')
+            p++;
+        if (!*p)
+            return 0;
+        const char *start = p;
+        while (*p && *p != ',')
+            p++;
+        const char *end = p;
+        while (end > start && is_ows(end[-1]))
+            end--;
+        size_t n = (size_t)(end - start);
+        if (n == tlen &&
+            (icase ? strncasecmp(start, token, n) == 0 : memcmp(start, token, n) == 0))
+            return 1;
+    }
+}
+
+int tachy__ws_has_token(const char *value, const char *token) { return list_has(value, token, 1); }
+
+int tachy__ws_select_subprotocol(const char *const *values, size_t n,
+                                 const char *const *supported, size_t ns) {
+    for (size_t i = 0; i < ns; i++)
+        for (size_t j = 0; j < n; j++)
+            if (supported[i] && list_has(values[j], supported[i], 0))
+                return (int)i;
+    return -1;
+}
+
+/* RFC 7230 tchar. */
+static int is_tchar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/* Reads a token at *pp into out (cap incl. NUL); returns its length, 0 if none/too long. */
+static size_t read_token(const char **pp, char *out, size_t cap) {
+    const char *p = *pp;
+    size_t n = 0;
+    while (is_tchar(*p)) {
+        if (n + 1 >= cap)
+            return 0;
+        out[n++] = *p++;
+    }
+    out[n] = '\0';
+    *pp = p;
+    return n;
+}
+
+/* Reads a token or quoted-string value; returns its length or 0 when malformed. */
+static size_t read_value(const char **pp, char *out, size_t cap) {
+    const char *p = *pp;
+    if (*p != '"')
+        return read_token(pp, out, cap);
+    p++;
+    size_t n = 0;
+    while (*p && *p != '"') {
+        if (*p == '\\') {
+            p++;
+            if (!*p)
+                return 0;
+        }
+        if (n + 1 >= cap)
+            return 0;
+        out[n++] = *p++;
+    }
+    if (*p != '"')
+        return 0;
+    out[n] = '\0';
+    *pp = p + 1;
+    return n;
+}
+
+/* A window-bits value: "8".."15", no leading zero (RFC 7692 7.1.2). */
+static int parse_bits(const char *v) {
+    if (v[0] >= '8' && v[0] <= '9' && v[1] == '\0')
+        return v[0] - '0';
+    if (v[0] == '1' && v[1] >= '0' && v[1] <= '5' && v[2] == '\0')
+        return 10 + (v[1] - '0');
+    return -1;
+}
+
+/* One offer's parameters. ok = 0 when the offer must be declined. */
+typedef struct pmd_offer {
+    int ok;
+    int snct, cnct;
+    int smwb;  /* 0 = absent, else 8..15 */
+    int cmwb;  /* 0 = absent, -1 = present without value, else 8..15 */
+} pmd_offer;
+
+/*
+ * Parses one comma-separated element "name; p1; p2=v ..." at *pp. Returns 1 with
+ * *is_pmd and *o filled, 0 at the end of the value, -1 on a syntax error (the rest of
+ * the header value is ignored).
+ */
+static int next_offer(const char **pp, int *is_pmd, pmd_offer *o) {
+    const char *p = *pp;
+    while (is_ows(*p) || *p == ',')
+        p++;
+    if (!*p)
+        return 0;
+    char name[64], pname[64], pval[64];
+    if (!read_token(&p, name, sizeof name))
+        return -1;
+    *is_pmd = strcasecmp(name, "permessage-deflate") == 0;
+    memset(o, 0, sizeof *o);
+    o->ok = 1;
+    for (int guard = 0; guard < 64; guard++) { /* at most 64 parameters per offer */
+        while (is_ows(*p))
+            p++;
+        if (*p != ';')
+            break;
+        p++;
+        while (is_ows(*p))
+            p++;
+        if (!read_token(&p, pname, sizeof pname))
+            return -1;
+        while (is_ows(*p))
+            p++;
+        int has_val = 0;
+        if (*p == '=') {
+            p++;
+            while (is_ows(*p))
+                p++;
+            if (!read_value(&p, pval, sizeof pval))
+                return -1;
+            has_val = 1;
+        }
+        if (strcasecmp(pname, "server_no_context_takeover") == 0) {
+            if (o->snct || has_val)
+                o->ok = 0;
+            o->snct = 1;
+        } else if (strcasecmp(pname, "client_no_context_takeover") == 0) {
+            if (o->cnct || has_val)
+                o->ok = 0;
+            o->cnct = 1;
+        } else if (strcasecmp(pname, "server_max_window_bits") == 0) {
+            int b = has_val ? parse_bits(pval) : -1;
+            if (o->smwb || b < 0)
+                o->ok = 0;
+            o->smwb = b < 0 ? 15 : b;
+        } else if (strcasecmp(pname, "client_max_window_bits") == 0) {
+            int b = has_val ? parse_bits(pval) : -1;
+            if (o->cmwb || (has_val && b < 0))
+                o->ok = 0;
+            o->cmwb = has_val ? (b < 0 ? 15 : b) : -1;
+        } else {
+            o->ok = 0; /* unknown parameter: decline (RFC 7692 7.1) */
+        }
+    }
+    while (is_ows(*p))
+        p++;
+    if (*p && *p != ',')
+        return -1;
+    *pp = p;
+    return 1;
+}
+
+int tachy__ws_pmd_negotiate(const char *const *values, size_t n, const tachy__ws_pmd *cfg,
+                            tachy__ws_pmd *out, char *resp, size_t cap) {
+    if (cap)
+        resp[0] = '\0';
+    if (!cfg->enabled)
+        return 0;
+    int cfg_bits = cfg->server_max_window_bits;
+    if (cfg_bits < 9 || cfg_bits > 15)
+        cfg_bits = cfg_bits == 8 ? 9 : 15;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = values[i];
+        if (!p)
+            continue;
+        int is_pmd;
+        pmd_offer o;
+        for (int guard = 0; guard < 64; guard++) { /* at most 64 offers per header line */
+            int r = next_offer(&p, &is_pmd, &o);
+            if (r <= 0)
+                break;
+            if (!is_pmd || !o.ok)
+                continue;
+            int bits = cfg_bits;
+            if (o.smwb) {
+                if (o.smwb < 9)
+                    continue; /* zlib cannot compress with a 256-byte window */
+                if (o.smwb < bits)
+                    bits = o.smwb;
+            }
+            out->enabled = 1;
+            out->server_no_context_takeover = o.snct || cfg->server_no_context_takeover;
+            out->client_no_context_takeover = cfg->client_no_context_takeover;
+            out->server_max_window_bits = bits;
+            out->client_max_window_bits = 15;
+            int len = snprintf(resp, cap, "permessage-deflate%s%s", 
+                               out->server_no_context_takeover ? "; server_no_context_takeover" : "",
+                               out->client_no_context_takeover ? "; client_no_context_takeover" : "");
+            if (len >= 0 && (size_t)len < cap && (o.smwb || bits < 15))
+                len += snprintf(resp + len, cap - (size_t)len, "; server_max_window_bits=%d",
+                                bits);
+            if (len < 0 || (size_t)len >= cap) {
+                resp[0] = '\0';
+                out->enabled = 0;
+                return 0;
+            }
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ======================================================================================
+ * The connection object and sending (any thread).
+ * ====================================================================================== */
+
+struct tachy_ws {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;       /* a fragmented message ended / the socket died       */
+    int refs;                  /* atomic builtins */
+    tachy_ws_options opt;
+    tachy_exchange *ex;
+    void *user;
+    char *subprotocol;
+    char *extensions;
+    tachy__ws_pmd pmd;
+
+    /* under lock */
+    tachy_stream *stream;      /* NULL once the connection is gone                   */
+    int dead;                  /* socket failed, aborted or gone: no more writes     */
+    int aborted;
+    int send_err;              /* first send failure, reported by the reader         */
+    int close_sent;
+    long long close_sent_at;
+    int frag_active;           /* a fragmented message is being sent                 */
+    pthread_t frag_owner;
+    int frag_type;
+    tachy__utf8 frag_utf8;
+    tachy__deflater *deflater; /* created at the first compressed send               */
+    tachy__wsbuf zbuf;         /* compressed payload scratch                         */
+};
+
+static long long now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Milliseconds left until deadline (-1 = none), clamped to int; 0 when past. */
+static int ms_left(long long deadline) {
+    if (deadline < 0)
+        return -1;
+    long long left = deadline - now_ms();
+    if (left < 0)
+        return 0;
+    return left > 0x7fffffff ? 0x7fffffff : (int)left;
+}
+
+static long long deadline_after(long ms) { return ms < 0 ? -1 : now_ms() + ms; }
+
+/* Marks the connection dead after a write failure (lock held). */
+static void die_locked(tachy_ws *ws, int err) {
+    if (!ws->dead) {
+        ws->dead = 1;
+        if (!ws->send_err)
+            ws->send_err = err;
+        if (ws->stream)
+            tachy_stream_shutdown(ws->stream);
+    }
+    pthread_cond_broadcast(&ws->cond);
+}
+
+/* Writes one frame; lock held. A failure kills the connection (a partial frame cannot
+ * be resumed). */
+static int write_frame_locked(tachy_ws *ws, int fin, int rsv1, int opcode, const void *payload,
+                              size_t len) {
+    if (ws->dead || !ws->stream)
+        return TACHY_ECLOSED;
+    long long deadline = deadline_after(ws->opt.send_timeout_ms);
+    uint8_t small[SMALL_FRAME];
+    size_t hlen = tachy__ws_frame_header(small, fin, rsv1, opcode, len, NULL);
+    ssize_t rc;
+    if (hlen + len <= sizeof small) {
+        if (len)
+            memcpy(small + hlen, payload, len);
+        rc = tachy_stream_write(ws->stream, small, hlen + len, ms_left(deadline));
+    } else {
+        rc = tachy_stream_write(ws->stream, small, hlen, ms_left(deadline));
+        if (rc >= 0)
+            rc = tachy_stream_write(ws->stream, payload, len, ms_left(deadline));
+    }
+    if (rc < 0) {
+        die_locked(ws, (int)rc);
+        return (int)rc;
+    }
+    return 0;
+}
+
+/* Writes pre-encoded bytes (broadcast); lock held. */
+static int write_raw_locked(tachy_ws *ws, const void *p, size_t len) {
+    if (ws->dead || !ws->stream)
+        return TACHY_ECLOSED;
+    ssize_t rc = tachy_stream_write(ws->stream, p, len, (int)(ws->opt.send_timeout_ms < 0 ? -1
+                                                              : ws->opt.send_timeout_ms > 0x7fffffff
+                                                                  ? 0x7fffffff
+                                                                  : ws->opt.send_timeout_ms));
+    if (rc < 0) {
+        die_locked(ws, (int)rc);
+        return (int)rc;
+    }
+    return 0;
+}
+
+/*
+ * Takes the lock for a data frame: waits while another thread is in the middle of a
+ * fragmented message (at most send_timeout_ms). On success returns 0 with the lock held.
+ */
+static int lock_for_data(tachy_ws *ws, int continuing) {
+    pthread_mutex_lock(&ws->lock);
+    long long deadline = -2;
+    while (ws->frag_active && !pthread_equal(ws->frag_owner, pthread_self()) && !ws->dead &&
+           !ws->close_sent) {
+        if (deadline == -2)
+            deadline = deadline_after(ws->opt.send_timeout_ms);
+        if (deadline < 0) {
+            pthread_cond_wait(&ws->cond, &ws->lock);
+            continue;
+        }
+        long long left = deadline - now_ms();
+        if (left <= 0) {
+            pthread_mutex_unlock(&ws->lock);
+            return TACHY_ETIMEDOUT;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_sec += left / 1000;
+        ts.tv_nsec += (left % 1000) * 1000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&ws->cond, &ws->lock, &ts);
+    }
+    if (ws->dead || ws->close_sent || !ws->stream) {
+        pthread_mutex_unlock(&ws->lock);
+        return TACHY_ECLOSED;
+    }
+    if (!continuing && ws->frag_active) { /* this thread owns an unfinished message */
+        pthread_mutex_unlock(&ws->lock);
+        return TACHY_ESTATE;
+    }
+    return 0;
+}
+
+static int send_message(tachy_ws *ws, int type, const void *data, size_t len) {
+    if (!ws || (len && !data) || (type != TACHY_WS_TEXT && type != TACHY_WS_BINARY))
+        return TACHY_EINVAL;
+    if (type == TACHY_WS_TEXT && !tachy__utf8_valid(data, len))
+        return TACHY_EINVAL;
+    int rc = lock_for_data(ws, 0);
+    if (rc < 0)
+        return rc;
+    if (ws->pmd.enabled && len >= ws->opt.deflate_threshold) {
+        if (!ws->deflater)
+            rc = tachy__deflater_create(&ws->deflater, ws->pmd.server_max_window_bits,
+                                        ws->opt.deflate_mem_level, ws->opt.deflate_level,
+                                        ws->pmd.server_no_context_takeover);
+        ws->zbuf.len = 0;
+        if (rc == 0)
+            rc = tachy__deflater_compress(ws->deflater, data, len, &ws->zbuf);
+        if (rc == 0)
+            rc = write_frame_locked(ws, 1, 1, type, ws->zbuf.data, ws->zbuf.len);
+        else
+            die_locked(ws, rc); /* the compression context is lost: fail the connection */
+        if (ws->zbuf.cap > KEEP_BUF)
+            tachy__wsbuf_free(&ws->zbuf);
+    } else {
+        rc = write_frame_locked(ws, 1, 0, type, data, len);
+    }
+    pthread_mutex_unlock(&ws->lock);
+    return rc;
+}
+
+int tachy_ws_send_text(tachy_ws *ws, const char *text, size_t len) {
+    return send_message(ws, TACHY_WS_TEXT, text, len);
+}
+
+int tachy_ws_send_binary(tachy_ws *ws, const void *data, size_t len) {
+    return send_message(ws, TACHY_WS_BINARY, data, len);
+}
+
+int tachy_ws_send_fragment(tachy_ws *ws, int type, const void *data, size_t len, int last) {
+    if (!ws || (len && !data) || (type != TACHY_WS_TEXT && type != TACHY_WS_BINARY))
+        return TACHY_EINVAL;
+    int rc = lock_for_data(ws, 1);
+    if (rc < 0)
+        return rc;
+    int continuing = ws->frag_active; /* and owned by this thread (lock_for_data) */
+    if (continuing && type != ws->frag_type) {
+        pthread_mutex_unlock(&ws->lock);
+        return TACHY_EINVAL;
+    }
+    if (type == TACHY_WS_TEXT) {
+        tachy__utf8 u;
+        if (continuing)
+            u = ws->frag_utf8;
+        else
+            tachy__utf8_init(&u);
+        if (tachy__utf8_feed(&u, data, len) < 0 || (last && !tachy__utf8_complete(&u))) {
+            pthread_mutex_unlock(&ws->lock);
+            return TACHY_EINVAL;
+        }
+        ws->frag_utf8 = u;
+    }
+    rc = write_frame_locked(ws, last, 0, continuing ? TACHY__WS_OP_CONT : type, data, len);
+    if (rc == 0 && !last) {
+        ws->frag_active = 1;
+        ws->frag_owner = pthread_self();
+        ws->frag_type = type;
+    } else {
+        ws->frag_active = 0;
+        pthread_cond_broadcast(&ws->cond);
+    }
+    pthread_mutex_unlock(&ws->lock);
+    return rc;
+}
+
+static int send_control(tachy_ws *ws, int opcode, const void *data, size_t len) {
+    if (!ws || len > 125 || (len && !data))
+        return TACHY_EINVAL;
+    pthread_mutex_lock(&ws->lock);
+    int rc = ws->close_sent ? TACHY_ECLOSED : write_frame_locked(ws, 1, 0, opcode, data, len);
+    pthread_mutex_unlock(&ws->lock);
+    return rc;
+}
+
+int tachy_ws_ping(tachy_ws *ws, const void *data, size_t len) {
+    return send_control(ws, TACHY__WS_OP_PING, data, len);
+}
+
+int tachy_ws_pong(tachy_ws *ws, const void *data, size_t len) {
+    return send_control(ws, TACHY__WS_OP_PONG, data, len);
+}
+
+/* Sends a close frame (lock held). code 0: no payload. */
+static int send_close_locked(tachy_ws *ws, int code, const char *reason, size_t rlen) {
+    if (ws->close_sent)
+        return TACHY_ECLOSED;
+    uint8_t payload[125];
+    size_t n = 0;
+    if (code) {
+        payload[0] = (uint8_t)(code >> 8);
+        payload[1] = (uint8_t)code;
+        if (rlen > 123)
+            rlen = 123;
+        if (rlen)
+            memcpy(payload + 2, reason, rlen);
+        n = 2 + rlen;
+    }
+    ws->close_sent = 1;
+    ws->close_sent_at = now_ms();
+    pthread_cond_broadcast(&ws->cond);
+    return write_frame_locked(ws, 1, 0, TACHY__WS_OP_CLOSE, payload, n);
+}
+
+int tachy_ws_close(tachy_ws *ws, int code, const char *reason) {
+    if (!ws)
+        return TACHY_EINVAL;
+    size_t rlen = reason ? strlen(reason) : 0;
+    if ((code != 0 && !tachy__ws_close_code_valid(code)) || (code == 0 && rlen) || rlen > 123 ||
+        !tachy__utf8_valid(reason ? reason : "", rlen))
+        return TACHY_EINVAL;
+    pthread_mutex_lock(&ws->lock);
+    int rc = ws->dead || !ws->stream ? TACHY_ECLOSED : send_close_locked(ws, code, reason, rlen);
+    pthread_mutex_unlock(&ws->lock);
+    return rc;
+}
+
+void tachy_ws_abort(tachy_ws *ws) {
+    if (!ws)
+        return;
+    pthread_mutex_lock(&ws->lock);
+    if (!ws->dead) {
+        ws->aborted = 1;
+        ws->dead = 1;
+        if (ws->stream)
+            tachy_stream_shutdown(ws->stream);
+        pthread_cond_broadcast(&ws->cond);
+    }
+    pthread_mutex_unlock(&ws->lock);
+}
+
+ssize_t tachy_ws_broadcast(tachy_ws *const *wss, size_t n, int type, const void *data,
+                           size_t len) {
+    if ((n && !wss) || (len && !data) || (type != TACHY_WS_TEXT && type != TACHY_WS_BINARY))
+        return TACHY_EINVAL;
+    if (type == TACHY_WS_TEXT && !tachy__utf8_valid(data, len))
+        return TACHY_EINVAL;
+    uint8_t *frame = malloc(TACHY__WS_MAX_HEADER + len);
+    if (!frame)
+        return TACHY_ENOMEM;
+    size_t hlen = tachy__ws_frame_header(frame, 1, 0, type, len, NULL);
+    if (len)
+        memcpy(frame + hlen, data, len);
+    ssize_t sent = 0;
+    for (size_t i = 0; i < n; i++) {
+        tachy_ws *ws = wss[i];
+        if (!ws || lock_for_data(ws, 0) < 0)
+            continue;
+        if (write_raw_locked(ws, frame, hlen + len) == 0)
+            sent++;
+        pthread_mutex_unlock(&ws->lock);
+    }
+    free(frame);
+    return sent;
+}
+
+void tachy_ws_retain(tachy_ws *ws) {
+    if (ws)
+        __atomic_add_fetch(&ws->refs, 1, __ATOMIC_RELAXED);
+}
+
+void tachy_ws_release(tachy_ws *ws) {
+    if (!ws || __atomic_sub_fetch(&ws->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    tachy__deflater_destroy(ws->deflater);
+    tachy__wsbuf_free(&ws->zbuf);
+    free(ws->subprotocol);
+    free(ws->extensions);
+    pthread_cond_destroy(&ws->cond);
+    pthread_mutex_destroy(&ws->lock);
+    free(ws);
+}
+
+int tachy_ws_is_open(tachy_ws *ws) {
+    if (!ws)
+        return 0;
+    pthread_mutex_lock(&ws->lock);
+    int open = !ws->dead && !ws->close_sent && ws->stream;
+    pthread_mutex_unlock(&ws->lock);
+    return open;
+}
+
+const char *tachy_ws_subprotocol(const tachy_ws *ws) { return ws ? ws->subprotocol : NULL; }
+const char *tachy_ws_extensions(const tachy_ws *ws) { return ws ? ws->extensions : NULL; }
+void tachy_ws_set_user(tachy_ws *ws, void *user) {
+    if (ws)
+        __atomic_store_n(&ws->user, user, __ATOMIC_RELEASE);
+}
+void *tachy_ws_user(const tachy_ws *ws) {
+    return ws ? __atomic_load_n(&ws->user, __ATOMIC_ACQUIRE) : NULL;
+}
+tachy_exchange *tachy_ws_exchange(const tachy_ws *ws) { return ws ? ws->ex : NULL; }
+
+void tachy_ws_options_init(tachy_ws_options *opt) {
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->max_frame_size = 16u << 20;
+    opt->max_message_size = 16u << 20;
+    opt->auto_pong = 1;
+    opt->deflate = 1;
+    opt->server_max_window_bits = 15;
+    opt->deflate_level = 1;
+    opt->deflate_mem_level = 8;
+    opt->deflate_threshold = 256;
+    opt->send_timeout_ms = 5000;
+    opt->close_timeout_ms = 3000;
+    opt->idle_timeout_ms = -1;
+    opt->ping_interval_ms = -1;
+    opt->ping_timeout_ms = 10000;
+}
+
+/* ======================================================================================
+ * The read loop (connection thread).
+ * ====================================================================================== */
+
+typedef struct reader {
+    tachy_ws *ws;
+    tachy__wsbuf in;        /* received bytes; frames parsed from in.data[start, in.len) */
+    size_t start;
+    /* message being received */
+    int msg_active;
+    int msg_type;
+    int msg_compressed;
+    uint64_t msg_size;      /* (inflated) bytes so far */
+    tachy__utf8 utf8;
+    tachy__wsbuf msg;       /* assembled message / inflated piece */
+    tachy__inflater *inflater;
+    /* connection state */
+    int closing;            /* we sent a close: waiting for the peer's */
+    int discard;            /* after a protocol failure: bytes are just drained */
+    int done;
+    int close_received;
+    int peer_code;
+    char peer_reason[124];
+    size_t peer_reason_len;
+    int close_called;
+    int error_reported;
+    long long last_rx;
+    long long ping_sent_at; /* 0 = no ping outstanding */
+} reader;
+
+static void report_error(reader *r, int err, int code, const char *what) {
+    tachy_ws *ws = r->ws;
+    if (r->error_reported)
+        return;
+    r->error_reported = 1;
+    if (ws->opt.cb.on_error)
+        ws->opt.cb.on_error(ws, err, code, what, tachy_ws_user(ws));
+}
+
+/* Fails the connection (RFC 6455 7.1.7): close frame with code, then drain. */
+static void fail(reader *r, int err, int code, const char *what) {
+    tachy_ws *ws = r->ws;
+    report_error(r, err, code, what);
+    pthread_mutex_lock(&ws->lock);
+    if (!ws->dead && !ws->close_sent)
+        send_close_locked(ws, code, what, strlen(what));
+    pthread_mutex_unlock(&ws->lock);
+    r->closing = 1;
+    r->msg_active = 0;
+}
+
+static void call_close(reader *r, int code, const char *reason, size_t len) {
+    tachy_ws *ws = r->ws;
+    if (r->close_called)
+        return;
+    r->close_called = 1;
+    if (ws->opt.cb.on_close)
+        ws->opt.cb.on_close(ws, code, reason, len, tachy_ws_user(ws));
+}
+
+static void deliver(reader *r, const void *p, size_t n, int last) {
+    tachy_ws *ws = r->ws;
+    if (ws->opt.cb.on_message)
+        ws->opt.cb.on_message(ws, r->msg_type, n ? p : "", n, last, tachy_ws_user(ws));
+}
+
+static void handle_data(reader *r, const tachy__ws_frame *f, const uint8_t *payload) {
+    tachy_ws *ws = r->ws;
+    size_t plen = (size_t)f->payload_len;
+    if (f->opcode == TACHY__WS_OP_CONT) {
+        if (!r->msg_active) {
+            fail(r, TACHY_EPROTO, 1002, "continuation frame without a message");
+            return;
+        }
+    } else {
+        if (r->msg_active) {
+            fail(r, TACHY_EPROTO, 1002, "new message inside a fragmented one");
+            return;
+        }
+        r->msg_active = 1;
+        r->msg_type = f->opcode;
+        r->msg_compressed = f->rsv1;
+        r->msg_size = 0;
+        r->msg.len = 0;
+        tachy__utf8_init(&r->utf8);
+    }
+    int fin = f->fin;
+    const uint8_t *chunk = payload;
+    size_t clen = plen;
+    size_t limit = ws->opt.max_message_size;
+
+    if (r->msg_compressed) {
+        if (!r->inflater && tachy__inflater_create(&r->inflater, ws->pmd.client_no_context_takeover) < 0) {
+            fail(r, TACHY_ENOMEM, 1011, "out of memory");
+            return;
+        }
+        size_t before;
+        if (ws->opt.deliver_fragments) {
+            r->msg.len = 0;
+            before = 0;
+            limit = (size_t)(ws->opt.max_message_size - r->msg_size);
+        } else {
+            before = r->msg.len;
+        }
+        int rc = tachy__inflater_feed(r->inflater, payload, plen, fin, &r->msg, limit);
+        if (rc == TACHY_ETOOBIG) {
+            fail(r, rc, 1009, "message too big");
+            return;
+        }
+        if (rc < 0) {
+            fail(r, rc, rc == TACHY_ENOMEM ? 1011 : 1007, "bad compressed data");
+            return;
+        }
+        chunk = r->msg.data + before;
+        clen = r->msg.len - before;
+    } else if (plen > ws->opt.max_message_size - r->msg_size) {
+        fail(r, TACHY_ETOOBIG, 1009, "message too big");
+        return;
+    }
+    r->msg_size += clen;
+
+    if (r->msg_type == TACHY_WS_TEXT &&
+        (tachy__utf8_feed(&r->utf8, chunk, clen) < 0 || (fin && !tachy__utf8_complete(&r->utf8)))) {
+        fail(r, TACHY_EPROTO, 1007, "invalid UTF-8 in text message");
+        return;
+    }
+
+    if (ws->opt.deliver_fragments) {
+        deliver(r, chunk, clen, fin);
+    } else if (r->msg_compressed) {
+        if (fin)
+            deliver(r, r->msg.data, r->msg.len, 1);
+    } else if (fin && r->msg.len == 0) {
+        deliver(r, chunk, clen, 1); /* single-frame message: straight from the read buffer */
+    } else {
+        if (tachy__wsbuf_append(&r->msg, chunk, clen) < 0) {
+            fail(r, TACHY_ENOMEM, 1011, "out of memory");
+            return;
+        }
+        if (fin)
+            deliver(r, r->msg.data, r->msg.len, 1);
+    }
+    if (fin) {
+        r->msg_active = 0;
+        r->msg.len = 0;
+        if (r->msg.cap > KEEP_BUF)
+            tachy__wsbuf_free(&r->msg);
+    }
+}
+
+static void handle_close(reader *r, const uint8_t *payload, size_t plen) {
+    tachy_ws *ws = r->ws;
+    int code;
+    const char *reason;
+    size_t rlen;
+    int bad = tachy__ws_close_parse(payload, plen, &code, &reason, &rlen);
+    if (bad) {
+        if (r->closing) { /* already closing: just end */
+            r->done = 1;
+            return;
+        }
+        fail(r, TACHY_EPROTO, bad, bad == 1007 ? "close reason not UTF-8" : "bad close code");
+        r->done = 1; /* the peer will not answer its own close: end now */
+        return;
+    }
+    r->close_received = 1;
+    r->peer_code = code;
+    r->peer_reason_len = rlen < sizeof r->peer_reason ? rlen : sizeof r->peer_reason - 1;
+    memcpy(r->peer_reason, reason, r->peer_reason_len);
+    r->peer_reason[r->peer_reason_len] = '\0';
+    /* on_close first: the application may answer with its own code (tachy_ws_close). */
+    call_close(r, code, r->peer_reason, r->peer_reason_len);
+    pthread_mutex_lock(&ws->lock);
+    if (!ws->dead && !ws->close_sent) /* echo the peer's code (RFC 6455 5.5.1) */
+        send_close_locked(ws, code == TACHY_WS_CLOSE_NO_STATUS ? 0 : code, NULL, 0);
+    pthread_mutex_unlock(&ws->lock);
+    r->done = 1; /* the server closes the TCP connection first (RFC 6455 7.1.1) */
+}
+
+static void handle_frame(reader *r, const tachy__ws_frame *f, uint8_t *payload) {
+    tachy_ws *ws = r->ws;
+    size_t plen = (size_t)f->payload_len;
+    if (f->masked)
+        tachy__ws_mask(payload, plen, f->mask, 0);
+    switch (f->opcode) {
+    case TACHY__WS_OP_CLOSE:
+        handle_close(r, payload, plen);
+        return;
+    case TACHY__WS_OP_PING:
+        if (r->closing)
+            return;
+        if (ws->opt.auto_pong)
+            send_control(ws, TACHY__WS_OP_PONG, payload, plen);
+        if (ws->opt.cb.on_ping)
+            ws->opt.cb.on_ping(ws, plen ? payload : (const uint8_t *)"", plen, tachy_ws_user(ws));
+        return;
+    case TACHY__WS_OP_PONG:
+        r->ping_sent_at = 0;
+        if (!r->closing && ws->opt.cb.on_pong)
+            ws->opt.cb.on_pong(ws, plen ? payload : (const uint8_t *)"", plen, tachy_ws_user(ws));
+        return;
+    default:
+        if (r->closing) /* after our close: data is discarded (RFC 6455 1.4) */
+            return;
+        handle_data(r, f, payload);
+    }
+}
+
+/* Timers: close wait, ping, idle. Returns the read timeout to use. */
+static int check_timers(reader *r) {
+    tachy_ws *ws = r->ws;
+    long long now = now_ms();
+    long long next = now + POLL_SLICE_MS;
+    if (!r->closing) {
+        pthread_mutex_lock(&ws->lock);
+        int cs = ws->close_sent;
+        pthread_mutex_unlock(&ws->lock);
+        if (cs)
+            r->closing = 1; /* another thread called tachy_ws_close */
+    }
+    if (r->closing) {
+        pthread_mutex_lock(&ws->lock);
+        long long at = ws->close_sent_at;
+        pthread_mutex_unlock(&ws->lock);
+        long long end = ws->opt.close_timeout_ms < 0 ? -1 : at + ws->opt.close_timeout_ms;
+        if (end >= 0 && now >= end) {
+            r->done = 1;
+            return 0;
+        }
+        if (end >= 0 && end < next)
+            next = end;
+        return (int)(next - now);
+    }
+    if (ws->opt.idle_timeout_ms >= 0) {
+        long long end = r->last_rx + ws->opt.idle_timeout_ms;
+        if (now >= end) {
+            tachy_ws_close(ws, TACHY_WS_CLOSE_GOING_AWAY, "idle timeout");
+            r->closing = 1;
+            return 0;
+        }
+        if (end < next)
+            next = end;
+    }
+    if (ws->opt.ping_interval_ms > 0) {
+        if (r->ping_sent_at) {
+            long long end = r->ping_sent_at + (ws->opt.ping_timeout_ms < 0 ? 0x7fffffffLL
+                                                                           : ws->opt.ping_timeout_ms);
+            if (now >= end) {
+                report_error(r, TACHY_ETIMEDOUT, 0, "no pong within the ping timeout");
+                tachy_ws_abort(ws);
+                r->done = 1;
+                return 0;
+            }
+            if (end < next)
+                next = end;
+        } else {
+            long long due = r->last_rx + ws->opt.ping_interval_ms;
+            if (now >= due) {
+                uint8_t stamp[8];
+                for (int i = 0; i < 8; i++)
+                    stamp[i] = (uint8_t)((unsigned long long)now >> (56 - 8 * i));
+                tachy_ws_ping(ws, stamp, sizeof stamp);
+                r->ping_sent_at = now;
+                due = now + (ws->opt.ping_timeout_ms < 0 ? POLL_SLICE_MS : ws->opt.ping_timeout_ms);
+            }
+            if (due < next)
+                next = due;
+        }
+    }
+    return next > now ? (int)(next - now) : 0;
+}
+
+static void run(reader *r) {
+    tachy_ws *ws = r->ws;
+    tachy__ws_parse_rules rules = {1, ws->pmd.enabled, ws->opt.max_frame_size, 0};
+    tachy__ws_parse_rules lenient = {0, 1, 0, 1};
+    r->last_rx = now_ms();
+    /* Every pass consumes a frame, reads from the socket (bounded by timeouts), or ends. */
+    while (!r->done) {
+        size_t avail = r->in.len - r->start;
+        tachy__ws_frame f = {0};
+        ssize_t n = 0;
+        if (!r->discard && avail > 0)
+            n = tachy__ws_frame_parse(r->in.data + r->start, avail, r->closing ? &lenient : &rules,
+                                      &f);
+        if (n < 0) {
+            if (r->closing)
+                r->discard = 1; /* even the frame boundaries are lost: only wait for EOF */
+            else /* then skip frames leniently, looking for the peer's close */
+                fail(r, f.close_code == 1009 ? TACHY_ETOOBIG : TACHY_EPROTO, f.close_code, f.error);
+            continue;
+        }
+        if (n > 0) {
+            handle_frame(r, &f, r->in.data + r->start + f.header_len);
+            r->start += (size_t)n;
+            if (r->start == r->in.len) {
+                r->start = r->in.len = 0;
+                if (r->in.cap > KEEP_BUF)
+                    tachy__wsbuf_free(&r->in);
+            }
+            continue;
+        }
+        /* Need more bytes. */
+        if (r->discard) {
+            r->start = r->in.len = 0;
+        } else if (r->closing && f.header_len && f.payload_len > KEEP_BUF) {
+            r->discard = 1; /* a big frame after our close: not worth buffering */
+            r->start = r->in.len = 0;
+        }
+        size_t need = READ_STEP;
+        if (f.header_len && !r->discard) {
+            uint64_t whole = f.header_len + f.payload_len;
+            if (whole - avail > need)
+                need = (size_t)(whole - avail);
+        }
+        if (r->start > 0) { /* move the partial frame to the front */
+            memmove(r->in.data, r->in.data + r->start, avail);
+            r->in.len = avail;
+            r->start = 0;
+        }
+        if (tachy__wsbuf_reserve(&r->in, need) < 0) {
+            fail(r, TACHY_ENOMEM, 1011, "out of memory");
+            break;
+        }
+        int timeout = check_timers(r);
+        if (r->done)
+            break;
+        pthread_mutex_lock(&ws->lock);
+        tachy_stream *s = ws->dead ? NULL : ws->stream;
+        int aborted = ws->aborted;
+        pthread_mutex_unlock(&ws->lock);
+        if (!s)
+            break;
+        ssize_t got = tachy_stream_read(s, r->in.data + r->in.len, r->in.cap - r->in.len, timeout);
+        if (got > 0) {
+            r->in.len += (size_t)got;
+            r->last_rx = now_ms();
+        } else if (got == TACHY_ETIMEDOUT) {
+            continue; /* timers run at the top of the next wait */
+        } else {
+            if (got < 0 && !r->closing && !aborted)
+                report_error(r, (int)got, 0, "connection error");
+            break; /* EOF, shut down, or I/O error */
+        }
+    }
+}
+
+/* ======================================================================================
+ * tachy_ws_serve: handshake, then the loop.
+ * ====================================================================================== */
+
+static int refuse(tachy_exchange *ex, int status, const char *why) {
+    tachy_headers *rh = tachy_exchange_response_headers(ex);
+    if (status == 405)
+        tachy_headers_set(rh, "Allow", "GET");
+    if (status == 426) {
+        tachy_headers_set(rh, "Sec-WebSocket-Version", "13");
+        tachy_headers_set(rh, "Upgrade", "websocket");
+    }
+    tachy_headers_set(rh, "Content-Type", "text/plain; charset=utf-8");
+    size_t len = strlen(why);
+    int rc = tachy_exchange_send_response_headers(ex, status, (int64_t)len);
+    if (rc == 0)
+        tachy_exchange_write(ex, why, len);
+    tachy_exchange_close(ex);
+    return TACHY_EPROTO;
+}
+
+/* "HTTP/x.y" with x.y >= 1.1. */
+static int http11_or_later(const char *proto) {
+    int major, minor;
+    if (!proto || sscanf(proto, "HTTP/%d.%d", &major, &minor) != 2)
+        return 0;
+    return major > 1 || (major == 1 && minor >= 1);
+}
+
+static int any_value_has(const tachy_headers *h, const char *name, const char *token) {
+    const char *vals[MAX_HDR_VALUES];
+    size_t n = tachy_headers_values(h, name, vals, MAX_HDR_VALUES);
+    if (n > MAX_HDR_VALUES)
+        n = MAX_HDR_VALUES;
+    for (size_t i = 0; i < n; i++)
+        if (tachy__ws_has_token(vals[i], token))
+            return 1;
+    return 0;
+}
+
+static char *dup_str(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
+    if (!ex)
+        return TACHY_EINVAL;
+    tachy_ws_options defaults;
+    if (!opt) {
+        tachy_ws_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (tachy_exchange_response_code(ex) != -1)
+        return TACHY_EHDRSENT;
+
+    /* RFC 6455 4.2.1 */
+    const char *method = tachy_exchange_request_method(ex);
+    if (!method || strcmp(method, "GET") != 0)
+        return refuse(ex, 405, "WebSocket upgrade requires GET\n");
+    if (!http11_or_later(tachy_exchange_protocol(ex)))
+        return refuse(ex, 400, "WebSocket upgrade requires HTTP/1.1\n");
+    tachy_headers *h = tachy_exchange_request_headers(ex);
+    if (!tachy_headers_first(h, "Host"))
+        return refuse(ex, 400, "Missing Host header\n");
+    if (!any_value_has(h, "Upgrade", "websocket"))
+        return refuse(ex, 400, "Missing Upgrade: websocket\n");
+    if (!any_value_has(h, "Connection", "upgrade"))
+        return refuse(ex, 400, "Missing Connection: Upgrade\n");
+    const char *vals[MAX_HDR_VALUES];
+    size_t nv = tachy_headers_values(h, "Sec-WebSocket-Version", vals, MAX_HDR_VALUES);
+    if (nv != 1 || strcmp(vals[0], "13") != 0)
+        return refuse(ex, 426, "Unsupported WebSocket version: 13 is required\n");
+    nv = tachy_headers_values(h, "Sec-WebSocket-Key", vals, MAX_HDR_VALUES);
+    unsigned char raw[20];
+    if (nv != 1 || strlen(vals[0]) != 24 || tachy__base64_decode(vals[0], 24, raw) != 16)
+        return refuse(ex, 400, "Bad Sec-WebSocket-Key\n");
+    char accept[29];
+    tachy__ws_accept_key(vals[0], 24, accept);
+
+    tachy_ws *ws = calloc(1, sizeof *ws);
+    if (!ws)
+        return TACHY_ENOMEM;
+    pthread_mutex_init(&ws->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&ws->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    ws->refs = 1;
+    ws->opt = *opt;
+    ws->ex = ex;
+    ws->user = opt->user;
+    if (ws->opt.deflate_mem_level < 1 || ws->opt.deflate_mem_level > 9)
+        ws->opt.deflate_mem_level = 8;
+    if (ws->opt.deflate_level < 0 || ws->opt.deflate_level > 9)
+        ws->opt.deflate_level = 1;
+    if (ws->opt.max_message_size == 0)
+        ws->opt.max_message_size = SIZE_MAX;
+
+    tachy_headers *rh = tachy_exchange_response_headers(ex);
+    int rc = 0;
+    nv = tachy_headers_values(h, "Sec-WebSocket-Protocol", vals, MAX_HDR_VALUES);
+    int sel = tachy__ws_select_subprotocol(vals, nv < MAX_HDR_VALUES ? nv : MAX_HDR_VALUES,
+                                           opt->subprotocols, opt->num_subprotocols);
+    if (sel >= 0) {
+        ws->subprotocol = dup_str(opt->subprotocols[sel]);
+        if (!ws->subprotocol)
+            rc = TACHY_ENOMEM;
+        else
+            rc = tachy_headers_set(rh, "Sec-WebSocket-Protocol", ws->subprotocol);
+    }
+    tachy__ws_pmd cfg = {opt->deflate, opt->server_no_context_takeover,
+                         opt->client_no_context_takeover, opt->server_max_window_bits, 15};
+    char ext[160];
+    nv = tachy_headers_values(h, "Sec-WebSocket-Extensions", vals, MAX_HDR_VALUES);
+    if (rc == 0 && tachy__ws_pmd_negotiate(vals, nv < MAX_HDR_VALUES ? nv : MAX_HDR_VALUES, &cfg,
+                                           &ws->pmd, ext, sizeof ext)) {
+        ws->extensions = dup_str(ext);
+        if (!ws->extensions)
+            rc = TACHY_ENOMEM;
+        else
+            rc = tachy_headers_set(rh, "Sec-WebSocket-Extensions", ext);
+    }
+    if (rc == 0)
+        rc = tachy_headers_set(rh, "Upgrade", "websocket");
+    if (rc == 0)
+        rc = tachy_headers_set(rh, "Connection", "Upgrade");
+    if (rc == 0)
+        rc = tachy_headers_set(rh, "Sec-WebSocket-Accept", accept);
+    if (rc == 0)
+        rc = tachy_exchange_send_response_headers(ex, 101, -1);
+    tachy_stream *stream = NULL;
+    if (rc == 0)
+        rc = tachy_exchange_upgrade(ex, &stream);
+    if (rc < 0) {
+        tachy_ws_release(ws);
+        return rc;
+    }
+    ws->stream = stream;
+
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.ws = ws;
+    if (ws->opt.cb.on_open)
+        ws->opt.cb.on_open(ws, tachy_ws_user(ws));
+    run(&r);
+
+    pthread_mutex_lock(&ws->lock);
+    int send_err = ws->send_err;
+    pthread_mutex_unlock(&ws->lock);
+    if (send_err && !r.close_received)
+        report_error(&r, send_err, 0, "send failed");
+    if (r.close_received)
+        call_close(&r, r.peer_code, r.peer_reason, r.peer_reason_len);
+    else
+        call_close(&r, TACHY_WS_CLOSE_ABNORMAL, "", 0);
+
+    /* The stream dies with the handler: make every later send fail without touching it. */
+    pthread_mutex_lock(&ws->lock);
+    ws->dead = 1;
+    ws->stream = NULL;
+    ws->frag_active = 0;
+    pthread_cond_broadcast(&ws->cond);
+    pthread_mutex_unlock(&ws->lock);
+
+    tachy__inflater_destroy(r.inflater);
+    tachy__wsbuf_free(&r.in);
+    tachy__wsbuf_free(&r.msg);
+    tachy_ws_release(ws);
+    return 0;
+}

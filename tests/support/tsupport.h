@@ -1,0 +1,65 @@
+/*
+ * tsupport.h - helpers for the socket-level tests: start a real server on 127.0.0.1
+ * port 0, talk to it with raw bytes, parse what comes back.
+ *
+ * Every blocking call has a timeout so a broken server fails a test instead of hanging
+ * the suite.
+ */
+#ifndef TACHY_TSUPPORT_H
+#define TACHY_TSUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <tachy/tachy.h>
+
+/* Creates a server bound to 127.0.0.1:0 with opt (NULL = defaults), not yet started.
+ * Fails the test on error. */
+tachy_server *ts_server(const tachy_options *opt);
+/* Starts srv and returns its port. */
+int ts_start(tachy_server *srv);
+/* Stops (delay 0) and destroys. */
+void ts_stop(tachy_server *srv);
+
+/* Connects to 127.0.0.1:port with 5 s send/receive timeouts; fails the test on error. */
+int ts_connect(int port);
+/* Sends all of s (len -1 = strlen). */
+void ts_send(int fd, const void *s, ssize_t len);
+
+/* One parsed response. */
+typedef struct ts_response {
+    int status;
+    char status_line[128];
+    char *head;        /* status line + headers, NUL-terminated, malloc'ed */
+    char *body;        /* decoded body, NUL-terminated, malloc'ed */
+    size_t body_len;
+    int chunked;
+    int64_t content_length; /* -1 when absent */
+} ts_response;
+
+/*
+ * Reads exactly one response from fd (buffered per fd: bytes after it are kept for the
+ * next call). no_body = 1 for HEAD/1xx/204/304 responses. Returns 0, or -1 on EOF/timeout
+ * before a complete response.
+ */
+int ts_read_response(int fd, ts_response *r, int no_body);
+void ts_response_free(ts_response *r);
+/* The value of a header in r (case-insensitive name), or NULL. Points into r->head. */
+const char *ts_header(const ts_response *r, const char *name, char *out, size_t cap);
+
+/* Reads raw bytes until EOF or timeout_ms of silence; returns a malloc'ed NUL-terminated
+ * string (bytes buffered by ts_read_response first). *eof is set to 1 if EOF was seen. */
+char *ts_read_raw(int fd, int timeout_ms, size_t *len, int *eof);
+/* 1 if the peer closes fd within timeout_ms (no further bytes expected), 0 otherwise. */
+int ts_wait_eof(int fd, int timeout_ms);
+/* Closes fd and forgets its buffered bytes. */
+void ts_close(int fd);
+
+/* Monotonic milliseconds. */
+long ts_now_ms(void);
+/* Sleeps ms milliseconds. */
+void ts_sleep_ms(long ms);
+
+/* Writes count-delta stats between two snapshots. */
+uint64_t ts_server_writes(tachy_server *srv);
+
+#endif
