@@ -256,7 +256,7 @@ void tachy__conn_serve(tachy__conn *c) {
         if (r == TACHY__PARSE_INCOMPLETE) {
             if (avail == 0) {
                 /* Between requests: this connection is idle. */
-                if (tachy__server_conn_idle(srv, c, 1) < 0)
+                if (tachy__server_conn_idle(srv, c, 1, c->served > 0) < 0)
                     break;
                 if (custom_timeout) {
                     set_timeout(c->fd, SO_RCVTIMEO, o->idle_interval_ms);
@@ -274,7 +274,7 @@ void tachy__conn_serve(tachy__conn *c) {
             }
             ssize_t n = tachy__conn_fill(c);
             if (avail == 0) {
-                if (tachy__server_conn_idle(srv, c, 0) < 0 && n <= 0)
+                if (tachy__server_conn_idle(srv, c, 0, 0) < 0 && n <= 0)
                     break;
                 head_started = now_ms();
             }
@@ -306,6 +306,7 @@ void tachy__conn_serve(tachy__conn *c) {
             break;
         }
         rc = tachy__exchange_dispatch(&c->ex);
+        c->served++;
         int keep = rc == 0 && !c->close_after && !c->shut;
         tachy__exchange_end(&c->ex);
         if (!keep)

@@ -97,6 +97,7 @@ struct tachy__conn {
     int in_handler;           /* running user code (counted in srv->nin_handler) */
     int close_after;          /* close after the current exchange */
     int shut;                 /* socket shut down by stop() */
+    int served;               /* requests served on this connection */
     tachy__conn *prev, *next; /* srv->conns list */
     tachy__header_ref *refs;  /* parser output */
     size_t refs_cap;
@@ -143,8 +144,9 @@ void tachy__context_release(tachy_context *ctx);
 /* Finds the context for path and takes a reference, or NULL. Under srv->lock inside. */
 tachy_context *tachy__server_acquire_context(tachy_server *srv, const char *path);
 /* Marks the connection idle/busy for maxIdleConnections accounting. Returns 0, or -1 if the
- * connection must close (server stopping or too many idle connections). */
-int tachy__server_conn_idle(tachy_server *srv, tachy__conn *c, int idle);
+ * connection must close (server stopping, or - with enforce_max, i.e. after a response, as
+ * the JDK counts it - too many idle connections already). */
+int tachy__server_conn_idle(tachy_server *srv, tachy__conn *c, int idle, int enforce_max);
 void tachy__server_conn_in_handler(tachy_server *srv, tachy__conn *c, int in);
 
 /* conn.c */

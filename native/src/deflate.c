@@ -56,6 +56,12 @@ void tachy__deflater_destroy(tachy__deflater *d) {
 int tachy__deflater_compress(tachy__deflater *d, const void *in, size_t len, tachy__wsbuf *out) {
     if (d->broken)
         return TACHY_EIO;
+    if (len == 0) {
+        /* RFC 7692 7.2.3.6: an empty message is a single 0x00 (with the tail: one empty
+         * stored block). Not via zlib: it emits nothing for a second flush in a row. */
+        uint8_t zero = 0;
+        return tachy__wsbuf_append(out, &zero, 1);
+    }
     size_t start = out->len;
     const uint8_t *p = in;
     size_t left = len;
@@ -99,12 +105,6 @@ int tachy__deflater_compress(tachy__deflater *d, const void *in, size_t len, tac
         return TACHY_EIO;
     }
     out->len -= 4;
-    if (out->len == start) {
-        /* RFC 7692 7.2.3.6: an empty message may be sent as a single 0x00. */
-        uint8_t zero = 0;
-        if (tachy__wsbuf_append(out, &zero, 1) < 0)
-            return TACHY_ENOMEM;
-    }
     if (d->no_context_takeover && deflateReset(&d->z) != Z_OK) {
         d->broken = 1;
         return TACHY_EIO;
@@ -134,6 +134,20 @@ void tachy__inflater_destroy(tachy__inflater *inf) {
     free(inf);
 }
 
+/* Resets the decoder after a final block; the window survives unless the peer said it
+ * does not take the context over. */
+static int restart(tachy__inflater *inf) {
+    if (inf->no_context_takeover)
+        return inflateReset(&inf->z) == Z_OK ? 0 : -1;
+    Bytef *dict = malloc(32768);
+    uInt dlen = 32768;
+    int ok = dict && inflateGetDictionary(&inf->z, dict, &dlen) == Z_OK &&
+             inflateReset(&inf->z) == Z_OK &&
+             (dlen == 0 || inflateSetDictionary(&inf->z, dict, dlen) == Z_OK);
+    free(dict);
+    return ok ? 0 : -1;
+}
+
 /* Inflates in[0,len) into out, at most limit bytes in total. */
 static int inflate_some(tachy__inflater *inf, const uint8_t *in, size_t len, tachy__wsbuf *out,
                         size_t limit) {
@@ -146,9 +160,8 @@ static int inflate_some(tachy__inflater *inf, const uint8_t *in, size_t len, tac
         for (;;) {
             if (out->len > limit)
                 return TACHY_ETOOBIG;
-            size_t room = limit - out->len + 1; /* one more than allowed: detects overflow */
-            if (room > CHUNK)
-                room = CHUNK;
+            /* At most one byte more than allowed: that byte proves the overflow. */
+            size_t room = limit - out->len >= CHUNK ? CHUNK : limit - out->len + 1;
             if (tachy__wsbuf_reserve(out, room) < 0)
                 return TACHY_ENOMEM;
             inf->z.next_out = out->data + out->len;
@@ -158,9 +171,10 @@ static int inflate_some(tachy__inflater *inf, const uint8_t *in, size_t len, tac
             if (out->len > limit)
                 return TACHY_ETOOBIG;
             if (rc == Z_STREAM_END) {
-                /* The peer ended the DEFLATE stream (BFINAL): start a new one for
-                 * whatever follows (at least our re-appended tail). */
-                if (inflateReset(&inf->z) != Z_OK)
+                /* The peer ended the DEFLATE stream (BFINAL, RFC 7692 7.2.3.4): start a
+                 * new one for whatever follows (at least our re-appended tail), keeping
+                 * the window when the context is taken over. */
+                if (restart(inf) < 0)
                     return TACHY_EPROTO;
                 if (inf->z.avail_in == 0)
                     break;

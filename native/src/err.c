@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 /* Indexed by -code; slot 0 is TACHY_OK. */
+/* clang-format off */
 #define TACHY__ERR_MSG(name, msg) [TACHY__EIDX_##name] = msg,
 static const char *const tachy__err_messages[TACHY__EIDX_END] = {
     [TACHY__EIDX_NONE] = "success",
@@ -20,6 +21,7 @@ static const char *const tachy__err_names[TACHY__EIDX_END] = {
     [TACHY__EIDX_NONE] = "OK",
     TACHY_ERRNO_MAP(TACHY__ERR_NAME)};
 #undef TACHY__ERR_NAME
+/* clang-format on */
 
 /* Maps a code to its table slot, or -1. Positive values (byte counts) are not codes. */
 static int err_index(int code) {

@@ -66,8 +66,8 @@ static int filter_new(tachy_filter **out, const char *description, enum filter_k
 }
 
 /* Filter with full control over the chain. Caller owns one reference. Any thread. */
-int tachy_filter_create(tachy_filter **out, const char *description, tachy_filter_fn fn,
-                        void *user, void (*free_user)(void *)) {
+int tachy_filter_create(tachy_filter **out, const char *description, tachy_filter_fn fn, void *user,
+                        void (*free_user)(void *)) {
     if (fn == NULL)
         return TACHY_EINVAL;
     return filter_new(out, description, FILTER_FULL, fn, NULL, user, free_user);
@@ -408,8 +408,8 @@ int tachy__basic_decode(const char *b64, size_t len, int utf8, char **user, char
 
 struct tachy_authenticator {
     atomic_size_t refs;
-    tachy_authenticate_fn fn;    /* custom; NULL for Basic */
-    tachy_basic_check_fn check;  /* Basic */
+    tachy_authenticate_fn fn;   /* custom; NULL for Basic */
+    tachy_basic_check_fn check; /* Basic */
     void *user;
     void (*free_user)(void *);
     int utf8;

@@ -151,7 +151,7 @@ static char *arena_strdup(tachy_headers *h, const char *s, size_t n) {
     if (p == NULL)
         return NULL;
     if (n > 0)
-        memcpy(p, s, n);
+        memmove(p, s, n); /* s may be the string being replaced (set with its own value) */
     p[n] = '\0';
     return p;
 }
@@ -319,8 +319,8 @@ int tachy_headers_add(tachy_headers *h, const char *name, const char *value) {
 
 /* Parser path: the parser already refused CR/LF/NUL and empty names (RFC 9112), so only
  * normalisation and storage remain. Owner thread only. */
-int tachy__headers_add_trusted(tachy_headers *h, const char *name, size_t nlen,
-                               const char *value, size_t vlen) {
+int tachy__headers_add_trusted(tachy_headers *h, const char *name, size_t nlen, const char *value,
+                               size_t vlen) {
     if (h == NULL || name == NULL || nlen == 0 || (value == NULL && vlen > 0))
         return TACHY_EINVAL;
     return add_unchecked(h, name, nlen, vlen > 0 ? value : "", vlen);
@@ -352,7 +352,7 @@ int tachy_headers_set(tachy_headers *h, const char *name, const char *value) {
     j = group_end(h, i);
     e = &h->e[i];
     if (vlen <= e->vlen) {
-        memcpy(e->value, value, vlen + 1);
+        memmove(e->value, value, vlen + 1); /* value may alias e->value */
     } else if (j == i + 1 && arena_is_top(h, e->value, e->vlen + 1) &&
                arena_room(h) >= vlen - e->vlen) {
         /* Newest allocation with room behind it: grow in place. */

@@ -17,13 +17,17 @@
  *   allows it), a bare CR is always 400.
  * - Up to TACHY__MAX_EMPTY_LINES empty lines before the request line are skipped
  *   (RFC 9112 2.2); more is 400.
- * - Only "HTTP/1.0" and "HTTP/1.1" are served; any other well-formed HTTP-version is 505.
+ * - Only "HTTP/1.0" and "HTTP/1.1" are served; any other well-formed HTTP-version is 505
+ *   (RFC 9110 2.5 would allow serving "HTTP/1.2" as 1.1; we answer 505 as documented).
  * - obs-fold is rejected with 400 (RFC 9112 5.2 allows rejecting it).
  * - Transfer-Encoding in an HTTP/1.0 request is 400 (RFC 9112 6.1: the framing is
  *   faulty; we answer 400 and the connection closes, rather than guess a length).
  * - The chunked decoder requires CRLF everywhere (size lines, after data, trailer
  *   fields, final line): RFC 9112 7.1 grammar has no bare-LF allowance there, and
- *   lenient chunk-line parsing is a known request-smuggling vector.
+ *   lenient chunk-line parsing is a known request-smuggling vector. Chunk extensions are
+ *   checked against the RFC 9112 7.1.1 grammar (BWS only around ';' and '=', values token
+ *   or quoted-string), then ignored; trailer fields are validated, counted, discarded.
+ * - Expect: 100-continue is ignored in HTTP/1.0 requests (RFC 9110 10.1.1).
  */
 #include "internal.h"
 
@@ -79,6 +83,7 @@ static int fail(tachy__parse_error *err, int status, const char *reason) {
 
 /* tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" /
  *         "|" / "~" / DIGIT / ALPHA */
+/* clang-format off */
 static const unsigned char tchar_tab[256] = {
     /* 0x00 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     /* 0x10 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -96,6 +101,7 @@ static const unsigned char tchar_tab[256] = {
     /* 0x70 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1, 0,
     /* 0x80-0xff: obs-text is not a tchar */
 };
+/* clang-format on */
 
 static inline int is_tchar(unsigned char c) { return tchar_tab[c]; }
 
@@ -158,11 +164,11 @@ static int parse_request_line(const char *buf, size_t len, size_t start, size_t 
     size_t p = start, mark, i;
     unsigned char c;
 
-#define CONTENT_BYTE()                                                                         \
-    do {                                                                                       \
-        if (p - start >= max)                                                                  \
-            return fail(err, 414, R_URI_TOO_LONG);                                             \
-        p++;                                                                                   \
+#define CONTENT_BYTE()                                                                             \
+    do {                                                                                           \
+        if (p - start >= max)                                                                      \
+            return fail(err, 414, R_URI_TOO_LONG);                                                 \
+        p++;                                                                                       \
     } while (0)
 
     /* method = token */
@@ -233,8 +239,18 @@ static int parse_request_line(const char *buf, size_t len, size_t start, size_t 
     return 0;
 }
 
-int tachy__parse_request(const char *buf, size_t len, tachy__request *req,
-                         const tachy__limits *lim, tachy__parse_error *err) {
+/*
+ * Details of the contract in internal.h:
+ * - lim may be NULL, and a zero field means its default (TACHY__DEFAULT_MAX_*).
+ * - req->num_headers (capacity of req->headers) is a bound like lim->max_headers: more
+ *   header lines than min(capacity, max_headers) is 431 "Too many request headers".
+ * - req's views and num_headers are written only on success, so after -2 the same req
+ *   can be passed again; req->headers[] entries may have been overwritten regardless.
+ * - max_header_bytes counts the field lines with their line ends, not the request line and
+ *   not the empty line that ends the head.
+ */
+int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const tachy__limits *lim,
+                         tachy__parse_error *err) {
     size_t max_line = TACHY__DEFAULT_MAX_REQUEST_LINE;
     size_t max_headers = TACHY__DEFAULT_MAX_HEADERS;
     size_t max_bytes = TACHY__DEFAULT_MAX_HEADER_BYTES;
@@ -283,11 +299,11 @@ int tachy__parse_request(const char *buf, size_t len, tachy__request *req,
      * terminators included, are counted against max_bytes as they are accepted; the
      * empty line that ends the head is not. */
     hstart = p;
-#define HEADER_BYTE()                                                                          \
-    do {                                                                                       \
-        if (p - hstart >= max_bytes)                                                           \
-            return fail(err, 431, R_TOO_LARGE);                                                \
-        p++;                                                                                   \
+#define HEADER_BYTE()                                                                              \
+    do {                                                                                           \
+        if (p - hstart >= max_bytes)                                                               \
+            return fail(err, 431, R_TOO_LARGE);                                                    \
+        p++;                                                                                       \
     } while (0)
 
     for (;;) {
@@ -494,8 +510,7 @@ static void scan_tokens(const tachy__str *v, tachy__framing *out, int is_expect)
     }
 }
 
-int tachy__parse_framing(const tachy__request *req, tachy__framing *out,
-                         tachy__parse_error *err) {
+int tachy__parse_framing(const tachy__request *req, tachy__framing *out, tachy__parse_error *err) {
     struct te_state te;
     int64_t cl = -1;
     size_t i;
@@ -517,7 +532,10 @@ int tachy__parse_framing(const tachy__request *req, tachy__framing *out,
         } else if (str_ieq(n, nl, "connection")) {
             scan_tokens(&h->value, out, 0);
         } else if (str_ieq(n, nl, "expect")) {
-            scan_tokens(&h->value, out, 1);
+            /* RFC 9110 10.1.1: a server MUST ignore 100-continue in an HTTP/1.0 request
+             * (such a client cannot read a 1xx response). */
+            if (req->minor_version >= 1)
+                scan_tokens(&h->value, out, 1);
         }
     }
 

@@ -310,14 +310,18 @@ static void *worker_main(void *arg) {
             break;
         }
     }
-    srv->nthreads--;
-    pthread_cond_broadcast(&srv->cond);
     pthread_mutex_unlock(&srv->lock);
 
     if (srv->opt.on_thread_stop)
         srv->opt.on_thread_stop(srv->opt.thread_hook_user);
     pthread_cond_destroy(&w->cond);
     free(w);
+    /* Counted down only now, so stop() returns after every stop hook has run (the JNI
+     * bridge detaches the thread from the JVM there). */
+    pthread_mutex_lock(&srv->lock);
+    srv->nthreads--;
+    pthread_cond_broadcast(&srv->cond);
+    pthread_mutex_unlock(&srv->lock);
     tachy__server_release(srv);
     return NULL;
 }
@@ -540,12 +544,12 @@ TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds) {
     return 0;
 }
 
-int tachy__server_conn_idle(tachy_server *srv, tachy__conn *c, int idle) {
+int tachy__server_conn_idle(tachy_server *srv, tachy__conn *c, int idle, int enforce_max) {
     pthread_mutex_lock(&srv->lock);
     int rc = 0;
     if (idle && !c->idle) {
         if (srv->state != TACHY__SRV_STARTED || c->shut ||
-            (srv->opt.max_idle_connections >= 0 &&
+            (enforce_max && srv->opt.max_idle_connections >= 0 &&
              srv->nidle >= srv->opt.max_idle_connections)) {
             rc = -1;
         } else {

@@ -140,9 +140,9 @@ length:
         plen = 0;
         for (size_t i = 0; i < ext; i++)
             plen = plen << 8 | buf[2 + i];
-        if (ext == 8 && (plen >> 63))
+        if (!r->lenient && ext == 8 && (plen >> 63))
             return frame_error(f, 1002, "64-bit length with the top bit set");
-        if ((ext == 2 && plen < 126) || (ext == 8 && plen <= 0xFFFF))
+        if (!r->lenient && ((ext == 2 && plen < 126) || (ext == 8 && plen <= 0xFFFF)))
             return frame_error(f, 1002, "length not minimally encoded");
     }
     if (r->max_payload && plen > r->max_payload)
@@ -1148,6 +1148,7 @@ static void run(reader *r) {
         pthread_mutex_lock(&ws->lock);
         tachy_stream *s = ws->dead ? NULL : ws->stream;
         int aborted = ws->aborted;
+        int send_err = ws->send_err;
         pthread_mutex_unlock(&ws->lock);
         if (!s)
             break;
@@ -1158,7 +1159,9 @@ static void run(reader *r) {
         } else if (got == TACHY_ETIMEDOUT) {
             continue; /* timers run at the top of the next wait */
         } else {
-            if (got < 0 && !r->closing && !aborted)
+            if (send_err) /* a sender failed and shut the socket down */
+                report_error(r, send_err, 0, "send failed");
+            else if (got < 0 && !r->closing && !aborted)
                 report_error(r, (int)got, 0, "connection error");
             break; /* EOF, shut down, or I/O error */
         }

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# scripts/test.sh - builds everything and runs every test suite:
+#   1. the C suite (cmocka unit + socket tests) under ctest, release build
+#   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   3. the threaded socket tests under ThreadSanitizer
+#   4. the C tests under valgrind (no leaks, no invalid accesses)
+#   5. load smoke test: tachy-hello under curl, wrk and h2load --h1 -m 16, zero errors
+# Installs what is missing (Debian 12) first. Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+. scripts/deps.sh
+tachy_deps test
+
+JOBS=${JOBS:-2}
+step() { printf '\n==== %s ====\n' "$*"; }
+
+build() { # build DIR [cmake args...]
+    local dir=$1
+    shift
+    cmake -S "$ROOT" -B "$dir" -G Ninja -DTACHY_BUILD_JNI=OFF "$@" >/dev/null
+    cmake --build "$dir" -j "$JOBS"
+}
+
+step "C suite (release)"
+build build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo
+(cd build/release && ctest -j "$JOBS" --output-on-failure)
+
+step "C suite under ASan + UBSan"
+build build/asan -DCMAKE_BUILD_TYPE=Debug -DTACHY_ASAN=ON
+(cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    ctest -j "$JOBS" --output-on-failure)
+
+step "threaded socket tests under TSan"
+build build/tsan -DCMAKE_BUILD_TYPE=Debug -DTACHY_TSAN=ON
+(cd build/tsan && TSAN_OPTIONS=halt_on_error=1 ctest -j "$JOBS" --output-on-failure -R 'server|conn|exchange|filter|ws')
+
+step "C tests under valgrind"
+fails=0
+for t in build/release/tests/test_*; do
+    [ -x "$t" ] || continue
+    if ! valgrind --max-threads=2000 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
+        --error-exitcode=9 -q "$t" >"build/release/$(basename "$t").valgrind.log" 2>&1; then
+        echo "valgrind: $(basename "$t") FAILED (see build/release/$(basename "$t").valgrind.log)"
+        fails=$((fails + 1))
+    else
+        echo "valgrind: $(basename "$t") clean"
+    fi
+done
+[ "$fails" -eq 0 ]
+
+step "tachy-hello under curl, wrk and h2load"
+scripts/smoke.sh build/release/examples/tachy-hello
+
+echo
+echo "all suites passed"

@@ -1,0 +1,431 @@
+/*
+ * test_conn.c - one connection over real sockets: keep-alive, pipelining (counting the
+ * server's writes), HTTP/1.0, Connection: close both ways, strict parsing answered with
+ * the right status, every size limit, idle and slow-client timeouts, the JDK's own
+ * 404 / 500 responses.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tsupport.h"
+
+static int hello(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_headers_set(tachy_exchange_response_headers(ex), "Content-Type", "text/plain");
+    tachy_exchange_send_response_headers(ex, 200, 13);
+    tachy_exchange_write(ex, "Hello, World!", 13);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static int closer(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_headers_set(tachy_exchange_response_headers(ex), "Connection", "close");
+    tachy_exchange_send_response_headers(ex, 200, -1);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static int chunked(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_exchange_send_response_headers(ex, 200, 0);
+    tachy_exchange_write(ex, "abc", 3);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static tachy_server *start(const tachy_options *opt, int *port) {
+    tachy_server *srv = ts_server(opt);
+    tachy_server_create_context(srv, "/", hello, NULL, NULL);
+    tachy_server_create_context(srv, "/close", closer, NULL, NULL);
+    tachy_server_create_context(srv, "/chunked", chunked, NULL, NULL);
+    tachy_server_create_context(srv, "/nohandler", NULL, NULL, NULL);
+    *port = ts_start(srv);
+    return srv;
+}
+
+static tachy_server *srv;
+static int port;
+
+static int setup(void **state) {
+    (void)state;
+    srv = start(NULL, &port);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    ts_stop(srv);
+    return 0;
+}
+
+static void test_keep_alive_reuses_connection(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    for (int i = 0; i < 50; i++) {
+        ts_send(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", -1);
+        ts_response r;
+        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        assert_string_equal(r.body, "Hello, World!");
+        ts_response_free(&r);
+    }
+    ts_close(fd);
+}
+
+static void test_pipelined_responses_leave_in_one_write(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    /* Warm the connection so its thread is waiting in recv. */
+    ts_send(fd, "GET / HTTP/1.1\r\n\r\n", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_response_free(&r);
+    char req[16 * 64];
+    size_t len = 0;
+    for (int i = 0; i < 16; i++)
+        len += (size_t)snprintf(req + len, sizeof req - len, "GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+    ts_sleep_ms(50); /* let the warm-up's write be counted (the client may see it first) */
+    uint64_t before = ts_server_writes(srv);
+    ts_send(fd, req, (ssize_t)len);
+    for (int i = 0; i < 16; i++) {
+        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        assert_string_equal(r.body, "Hello, World!");
+        ts_response_free(&r);
+    }
+    /* 16 requests in one segment: 16 responses in one write. */
+    assert_int_equal(ts_server_writes(srv) - before, 1);
+    ts_close(fd);
+}
+
+static void test_pipelined_mixed_framing_in_order(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    ts_send(fd,
+            "GET /chunked HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\nHEAD / HTTP/1.1\r\n\r\n"
+            "GET /chunked HTTP/1.1\r\n\r\n",
+            -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "abc");
+    ts_response_free(&r);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "Hello, World!");
+    ts_response_free(&r);
+    assert_int_equal(ts_read_response(fd, &r, 1), 0);
+    assert_int_equal(r.status, 200);
+    ts_response_free(&r);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "abc");
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_connection_close_from_client(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    ts_send(fd, "GET / HTTP/1.1\r\nConnection: close\r\n\r\nGET / HTTP/1.1\r\n\r\n", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_response_free(&r);
+    /* The second request is not answered: the connection closes. */
+    size_t len;
+    int eof;
+    free(ts_read_raw(fd, 2000, &len, &eof));
+    assert_int_equal(len, 0);
+    assert_true(eof);
+    ts_close(fd);
+}
+
+static void test_connection_close_from_handler(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    ts_send(fd, "GET /close HTTP/1.1\r\n\r\n", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_response_free(&r);
+    assert_true(ts_wait_eof(fd, 2000));
+    ts_close(fd);
+}
+
+static void test_http10_default_close(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    ts_send(fd, "GET / HTTP/1.0\r\n\r\n", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.status_line, "HTTP/1.1 200 OK"); /* the JDK always says 1.1 */
+    char v[64];
+    assert_string_equal(ts_header(&r, "Connection", v, sizeof v), "close");
+    ts_response_free(&r);
+    assert_true(ts_wait_eof(fd, 2000));
+    ts_close(fd);
+}
+
+static void test_http10_keep_alive(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    for (int i = 0; i < 3; i++) {
+        ts_send(fd, "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", -1);
+        ts_response r;
+        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        char v[64];
+        assert_string_equal(ts_header(&r, "Connection", v, sizeof v), "keep-alive");
+        assert_string_equal(ts_header(&r, "Keep-Alive", v, sizeof v), "timeout=30");
+        ts_response_free(&r);
+    }
+    ts_close(fd);
+}
+
+static void test_http10_chunked_becomes_until_close(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    ts_send(fd, "GET /chunked HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0); /* no framing: body until EOF */
+    assert_int_equal(r.chunked, 0);
+    assert_int_equal(r.content_length, -1);
+    assert_string_equal(r.body, "abc");
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+/* Sends raw bytes, expects a JDK-format error response with status and a closed socket. */
+static void expect_reject(int p, const char *req, size_t len, int status, const char *why) {
+    int fd = ts_connect(p);
+    ts_send(fd, req, (ssize_t)len);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    if (r.status != status)
+        fail_msg("%s: expected %d, got %s", why, status, r.status_line);
+    char v[64];
+    assert_string_equal(ts_header(&r, "Connection", v, sizeof v), "close");
+    assert_string_equal(ts_header(&r, "Content-Type", v, sizeof v), "text/html");
+    ts_response_free(&r);
+    assert_true(ts_wait_eof(fd, 2000));
+    ts_close(fd);
+}
+
+#define REJECT(req, status) expect_reject(port, req, sizeof req - 1, status, req)
+
+static void test_strict_parsing(void **state) {
+    (void)state;
+    REJECT("GARBAGE\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nX: a\r\n folded\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nX: a\rb\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nX : a\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nBad Header: a\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nX: a\0b\r\n\r\n", 400);
+    REJECT("POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501);
+    REJECT("GET / HTTP/2.0\r\n\r\n", 505);
+}
+
+static void test_bad_chunk_size_closes(void **state) {
+    (void)state;
+    /* Bad chunk framing is found while the handler reads: the handler sees an error and the
+     * connection closes. hello does not read, so the drain at close finds it. */
+    int fd = ts_connect(port);
+    ts_send(fd, "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_response_free(&r);
+    assert_true(ts_wait_eof(fd, 2000));
+    ts_close(fd);
+}
+
+static void test_limits(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.max_req_headers = 10;
+    o.max_req_header_size = 2048;
+    o.max_request_line = 1024;
+    int p;
+    tachy_server *s = start(&o, &p);
+    char req[8192];
+    /* too many headers */
+    size_t n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\n");
+    for (int i = 0; i < 11; i++)
+        n += (size_t)snprintf(req + n, sizeof req - n, "X-%d: v\r\n", i);
+    n += (size_t)snprintf(req + n, sizeof req - n, "\r\n");
+    expect_reject(p, req, n, 431, "too many headers");
+    /* exactly the limit is fine */
+    n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\n");
+    for (int i = 0; i < 10; i++)
+        n += (size_t)snprintf(req + n, sizeof req - n, "X-%d: v\r\n", i);
+    n += (size_t)snprintf(req + n, sizeof req - n, "\r\n");
+    int fd = ts_connect(p);
+    ts_send(fd, req, (ssize_t)n);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_int_equal(r.status, 200);
+    ts_response_free(&r);
+    ts_close(fd);
+    /* header bytes */
+    n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\nX-Big: ");
+    memset(req + n, 'a', 3000);
+    n += 3000;
+    n += (size_t)snprintf(req + n, sizeof req - n, "\r\n\r\n");
+    expect_reject(p, req, n, 431, "header bytes");
+    /* request line */
+    n = (size_t)snprintf(req, sizeof req, "GET /");
+    memset(req + n, 'a', 2000);
+    n += 2000;
+    n += (size_t)snprintf(req + n, sizeof req - n, " HTTP/1.1\r\n\r\n");
+    expect_reject(p, req, n, 414, "request line");
+    ts_stop(s);
+}
+
+static void test_404_and_500_like_the_jdk(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    tachy_server *s = ts_server(&o);
+    tachy_server_create_context(s, "/only", hello, NULL, NULL);
+    tachy_server_create_context(s, "/nohandler", NULL, NULL, NULL);
+    int p = ts_start(s);
+    int fd = ts_connect(p);
+    ts_send(fd, "GET /other HTTP/1.1\r\n\r\n", -1);
+    size_t len;
+    char *raw = ts_read_raw(fd, 1000, &len, NULL);
+    assert_string_equal(raw, "HTTP/1.1 404 Not Found\r\nContent-Length: 50\r\nContent-Type: "
+                             "text/html\r\nConnection: close\r\n\r\n<h1>404 Not Found</h1>No "
+                             "context found for request");
+    free(raw);
+    ts_close(fd);
+    fd = ts_connect(p);
+    ts_send(fd, "GET /nohandler HTTP/1.1\r\n\r\n", -1);
+    raw = ts_read_raw(fd, 1000, &len, NULL);
+    assert_string_equal(raw, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 56\r\n"
+                             "Content-Type: text/html\r\nConnection: close\r\n\r\n<h1>500 Internal "
+                             "Server Error</h1>No handler for context");
+    free(raw);
+    ts_close(fd);
+    ts_stop(s);
+}
+
+static void test_idle_timeout(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.idle_interval_ms = 300;
+    int p;
+    tachy_server *s = start(&o, &p);
+    int fd = ts_connect(p);
+    ts_send(fd, "GET / HTTP/1.1\r\n\r\n", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_response_free(&r);
+    long t0 = ts_now_ms();
+    assert_true(ts_wait_eof(fd, 3000));
+    long dt = ts_now_ms() - t0;
+    assert_true(dt >= 200 && dt < 2000);
+    ts_close(fd);
+    ts_stop(s);
+}
+
+static void test_slow_client_cut_off(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.idle_interval_ms = 5000;
+    o.max_req_time_ms = 400;
+    int p;
+    tachy_server *s = start(&o, &p);
+    int fd = ts_connect(p);
+    long t0 = ts_now_ms();
+    /* A slowloris: a header byte every 100 ms never completes the head in time. */
+    const char *req = "GET / HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    int closed = 0;
+    for (size_t i = 0; i < strlen(req) && !closed; i++) {
+        if (send(fd, req + i, 1, MSG_NOSIGNAL) < 0)
+            closed = 1;
+        ts_sleep_ms(100);
+        if (ts_now_ms() - t0 > 3000)
+            break;
+    }
+    assert_true(closed || ts_wait_eof(fd, 1000));
+    assert_true(ts_now_ms() - t0 < 3000);
+    ts_close(fd);
+    ts_stop(s);
+}
+
+static void test_max_idle_connections(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.max_idle_connections = 2;
+    int p;
+    tachy_server *s = start(&o, &p);
+    int fds[4];
+    for (int i = 0; i < 4; i++) {
+        fds[i] = ts_connect(p);
+        ts_send(fds[i], "GET / HTTP/1.1\r\n\r\n", -1);
+        ts_response r;
+        assert_int_equal(ts_read_response(fds[i], &r, 0), 0);
+        ts_response_free(&r);
+    }
+    ts_sleep_ms(100);
+    /* Only two may stay idle; the others were closed after their response. */
+    int open = 0;
+    for (int i = 0; i < 4; i++) {
+        if (!ts_wait_eof(fds[i], 200))
+            open++;
+        ts_close(fds[i]);
+    }
+    assert_int_equal(open, 2);
+    ts_stop(s);
+}
+
+static void test_max_connections(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.max_connections = 2;
+    int p;
+    tachy_server *s = start(&o, &p);
+    int a = ts_connect(p), b = ts_connect(p);
+    ts_sleep_ms(100);
+    int c = ts_connect(p);
+    assert_true(ts_wait_eof(c, 1000)); /* refused by closing, as the JDK does */
+    ts_close(c);
+    ts_send(a, "GET / HTTP/1.1\r\n\r\n", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(a, &r, 0), 0);
+    ts_response_free(&r);
+    ts_close(a);
+    ts_close(b);
+    ts_stop(s);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_keep_alive_reuses_connection),
+        cmocka_unit_test(test_pipelined_responses_leave_in_one_write),
+        cmocka_unit_test(test_pipelined_mixed_framing_in_order),
+        cmocka_unit_test(test_connection_close_from_client),
+        cmocka_unit_test(test_connection_close_from_handler),
+        cmocka_unit_test(test_http10_default_close),
+        cmocka_unit_test(test_http10_keep_alive),
+        cmocka_unit_test(test_http10_chunked_becomes_until_close),
+        cmocka_unit_test(test_strict_parsing),
+        cmocka_unit_test(test_bad_chunk_size_closes),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_404_and_500_like_the_jdk),
+        cmocka_unit_test(test_idle_timeout),
+        cmocka_unit_test(test_slow_client_cut_off),
+        cmocka_unit_test(test_max_idle_connections),
+        cmocka_unit_test(test_max_connections),
+    };
+    return cmocka_run_group_tests_name("conn", tests, setup, teardown);
+}

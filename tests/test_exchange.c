@@ -1,0 +1,505 @@
+/*
+ * test_exchange.c - the exchange state machine over real sockets: response framing
+ * (fixed, chunked, none), HEAD/1xx/204/304 rules, the JDK's status lines, request bodies
+ * fixed and chunked, 100-continue, draining unread bodies, handler failure, deferred
+ * close from another thread, response header validation, upgrade.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tsupport.h"
+
+/* GET /r?CODE,LEN,WRITE: sendResponseHeaders(CODE, LEN) then write WRITE bytes of 'x'. */
+static int respond(tachy_exchange *ex, void *user) {
+    (void)user;
+    const char *q = tachy_exchange_request_query(ex);
+    int code = 200;
+    long long len = 0, wr = 0;
+    if (q)
+        sscanf(q, "%d,%lld,%lld", &code, &len, &wr);
+    int rc = tachy_exchange_send_response_headers(ex, code, len);
+    if (rc < 0)
+        return rc;
+    char buf[4096];
+    memset(buf, 'x', sizeof buf);
+    while (wr > 0) {
+        size_t n = wr > (long long)sizeof buf ? sizeof buf : (size_t)wr;
+        ssize_t w = tachy_exchange_write(ex, buf, n);
+        if (w < 0)
+            break;
+        wr -= (long long)n;
+    }
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+/* POST /echo: reads the whole body, answers it with a fixed length. */
+static int echo(tachy_exchange *ex, void *user) {
+    (void)user;
+    size_t cap = 1 << 16, len = 0;
+    char *body = malloc(cap);
+    ssize_t n;
+    while ((n = tachy_exchange_read(ex, body + len, cap - len)) > 0) {
+        len += (size_t)n;
+        if (len == cap)
+            body = realloc(body, cap *= 2);
+    }
+    if (n < 0) {
+        free(body);
+        return (int)n;
+    }
+    tachy_exchange_send_response_headers(ex, 200, len ? (int64_t)len : -1);
+    if (len)
+        tachy_exchange_write(ex, body, len);
+    free(body);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+/* /noread: answers without reading the request body. */
+static int noread(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_exchange_send_response_headers(ex, 200, 2);
+    tachy_exchange_write(ex, "ok", 2);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static int failing(tachy_exchange *ex, void *user) {
+    (void)ex;
+    (void)user;
+    return -1;
+}
+
+static int noclose(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_exchange_send_response_headers(ex, 200, 3);
+    tachy_exchange_write(ex, "abc", 3);
+    return 0; /* tachy closes it */
+}
+
+static int noheaders_close(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static void *finisher(void *arg) {
+    tachy_exchange *ex = arg;
+    ts_sleep_ms(100);
+    tachy_exchange_send_response_headers(ex, 200, 5);
+    tachy_exchange_write(ex, "later", 5);
+    tachy_exchange_close(ex);
+    return NULL;
+}
+
+static int deferred(tachy_exchange *ex, void *user) {
+    (void)user;
+    pthread_t t;
+    tachy_exchange_defer(ex);
+    pthread_create(&t, NULL, finisher, ex);
+    pthread_detach(t);
+    return 0;
+}
+
+static int badheader(tachy_exchange *ex, void *user) {
+    int *seen = user;
+    tachy_headers *h = tachy_exchange_response_headers(ex);
+    seen[0] = tachy_headers_add(h, "X-Evil", "a\r\nInjected: yes");
+    seen[1] = tachy_headers_add(h, "X-Bad\nName", "v");
+    tachy_exchange_send_response_headers(ex, 200, -1);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static int stream_upgrade(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_headers_set(tachy_exchange_response_headers(ex), "Upgrade", "echo");
+    tachy_headers_set(tachy_exchange_response_headers(ex), "Connection", "Upgrade");
+    tachy_exchange_send_response_headers(ex, 101, -1);
+    tachy_stream *s;
+    if (tachy_exchange_upgrade(ex, &s) < 0)
+        return -1;
+    char buf[256];
+    ssize_t n;
+    while ((n = tachy_stream_read(s, buf, sizeof buf, 2000)) > 0)
+        tachy_stream_write(s, buf, (size_t)n, 2000);
+    return 0;
+}
+
+static int getters(tachy_exchange *ex, void *user) {
+    (void)user;
+    char out[512], host[64];
+    int port = 0;
+    tachy_exchange_remote_address(ex, host, sizeof host, &port);
+    const char *q = tachy_exchange_request_query(ex);
+    int n = snprintf(out, sizeof out, "%s|%s|%s|%s|%s|%s|%s|%d", tachy_exchange_request_method(ex),
+                     tachy_exchange_request_uri(ex), tachy_exchange_request_path(ex),
+                     q ? q : "(null)", tachy_exchange_protocol(ex),
+                     tachy_context_path(tachy_exchange_context(ex)), host, port > 0);
+    tachy_exchange_send_response_headers(ex, 200, n);
+    tachy_exchange_write(ex, out, (size_t)n);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static tachy_server *srv;
+static int port;
+static int bad_seen[2];
+
+static int setup(void **state) {
+    (void)state;
+    srv = ts_server(NULL);
+    tachy_server_create_context(srv, "/r", respond, NULL, NULL);
+    tachy_server_create_context(srv, "/echo", echo, NULL, NULL);
+    tachy_server_create_context(srv, "/noread", noread, NULL, NULL);
+    tachy_server_create_context(srv, "/fail", failing, NULL, NULL);
+    tachy_server_create_context(srv, "/noclose", noclose, NULL, NULL);
+    tachy_server_create_context(srv, "/noheaders", noheaders_close, NULL, NULL);
+    tachy_server_create_context(srv, "/deferred", deferred, NULL, NULL);
+    tachy_server_create_context(srv, "/badheader", badheader, bad_seen, NULL);
+    tachy_server_create_context(srv, "/upgrade", stream_upgrade, NULL, NULL);
+    tachy_server_create_context(srv, "/get", getters, NULL, NULL);
+    port = ts_start(srv);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    ts_stop(srv);
+    return 0;
+}
+
+/* Sends req on a new connection and reads one response. */
+static int roundtrip(const char *req, ts_response *r, int no_body) {
+    int fd = ts_connect(port);
+    ts_send(fd, req, -1);
+    int rc = ts_read_response(fd, r, no_body);
+    assert_int_equal(rc, 0);
+    return fd;
+}
+
+static void test_fixed_length(void **state) {
+    (void)state;
+    ts_response r;
+    int fd = roundtrip("GET /r?200,5,5 HTTP/1.1\r\nHost: x\r\n\r\n", &r, 0);
+    assert_string_equal(r.status_line, "HTTP/1.1 200 OK");
+    assert_int_equal(r.content_length, 5);
+    assert_string_equal(r.body, "xxxxx");
+    char v[64];
+    assert_non_null(ts_header(&r, "Date", v, sizeof v));
+    assert_int_equal(strlen(v), 29); /* IMF-fixdate */
+    assert_memory_equal(v + 25, " GMT", 4);
+    assert_non_null(strstr(r.head, "\r\nContent-length: 5\r\n")); /* the JDK's spelling */
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_chunked_response(void **state) {
+    (void)state;
+    ts_response r;
+    int fd = roundtrip("GET /r?200,0,10000 HTTP/1.1\r\n\r\n", &r, 0);
+    assert_int_equal(r.chunked, 1);
+    assert_non_null(strstr(r.head, "\r\nTransfer-encoding: chunked\r\n"));
+    assert_int_equal(r.body_len, 10000);
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_no_body_minus_one(void **state) {
+    (void)state;
+    ts_response r;
+    int fd = roundtrip("GET /r?200,-1,0 HTTP/1.1\r\n\r\n", &r, 0);
+    assert_int_equal(r.content_length, 0);
+    assert_int_equal(r.body_len, 0);
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_head_has_no_body(void **state) {
+    (void)state;
+    const char *reqs[] = {"HEAD /r?200,5,5 HTTP/1.1\r\n\r\n", "HEAD /r?200,0,5 HTTP/1.1\r\n\r\n",
+                          "HEAD /r?200,-1,0 HTTP/1.1\r\n\r\n"};
+    for (size_t i = 0; i < 3; i++) {
+        int fd = ts_connect(port);
+        ts_send(fd, reqs[i], -1);
+        size_t len;
+        char *raw = ts_read_raw(fd, 300, &len, NULL);
+        /* Exactly a head, no body, no length, no chunking - as the JDK does. */
+        assert_non_null(strstr(raw, "HTTP/1.1 200 OK\r\n"));
+        assert_null(strstr(raw, "Content-length"));
+        assert_null(strstr(raw, "Transfer-encoding"));
+        assert_true(len >= 4 && memcmp(raw + len - 4, "\r\n\r\n", 4) == 0);
+        free(raw);
+        ts_close(fd);
+    }
+}
+
+static void test_204_304_1xx_never_have_body(void **state) {
+    (void)state;
+    const char *reqs[] = {"GET /r?204,5,5 HTTP/1.1\r\n\r\n", "GET /r?304,5,5 HTTP/1.1\r\n\r\n",
+                          "GET /r?102,5,5 HTTP/1.1\r\n\r\n"};
+    const char *lines[] = {"HTTP/1.1 204 No Content\r\n", "HTTP/1.1 304 Not Modified\r\n",
+                           "HTTP/1.1 102 \r\n"};
+    for (size_t i = 0; i < 3; i++) {
+        int fd = ts_connect(port);
+        ts_send(fd, reqs[i], -1);
+        size_t len;
+        char *raw = ts_read_raw(fd, 300, &len, NULL);
+        assert_memory_equal(raw, lines[i], strlen(lines[i]));
+        assert_null(strstr(raw, "Content-length"));
+        assert_true(memcmp(raw + len - 4, "\r\n\r\n", 4) == 0);
+        free(raw);
+        ts_close(fd);
+    }
+}
+
+static void test_unknown_code_trailing_space(void **state) {
+    (void)state;
+    ts_response r;
+    int fd = roundtrip("GET /r?207,3,3 HTTP/1.1\r\n\r\n", &r, 0);
+    assert_non_null(strstr(r.head, "HTTP/1.1 207 \r\n"));
+    assert_string_equal(r.body, "xxx");
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_fixed_body_echo(void **state) {
+    (void)state;
+    ts_response r;
+    int fd = roundtrip("POST /echo HTTP/1.1\r\nContent-Length: 11\r\n\r\nhello world", &r, 0);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "hello world");
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_chunked_request_body(void **state) {
+    (void)state;
+    ts_response r;
+    int fd = ts_connect(port);
+    ts_send(fd, "POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", -1);
+    ts_send(fd, "5;ext=1\r\nhello\r\n", -1);
+    ts_sleep_ms(20);
+    ts_send(fd, "1\r\n \r\n5\r\nworld\r\n0\r\nX-Trailer: t\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "hello world");
+    ts_response_free(&r);
+    /* The connection is still usable afterwards. */
+    ts_send(fd, "GET /r?200,2,2 HTTP/1.1\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "xx");
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_large_bodies_both_ways(void **state) {
+    (void)state;
+    size_t n = 3 * 1024 * 1024 + 7;
+    char *body = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        body[i] = (char)('a' + i % 26);
+    int fd = ts_connect(port);
+    char head[128];
+    snprintf(head, sizeof head, "POST /echo HTTP/1.1\r\nContent-Length: %zu\r\n\r\n", n);
+    ts_send(fd, head, -1);
+    ts_send(fd, body, (ssize_t)n);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_int_equal(r.body_len, n);
+    assert_memory_equal(r.body, body, n);
+    ts_response_free(&r);
+    /* 4 MiB chunked response */
+    ts_send(fd, "GET /r?200,0,4194304 HTTP/1.1\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_int_equal(r.body_len, 4194304);
+    ts_response_free(&r);
+    free(body);
+    ts_close(fd);
+}
+
+static void test_expect_continue(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    ts_send(fd, "POST /echo HTTP/1.1\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n", -1);
+    size_t len;
+    char *raw = ts_read_raw(fd, 300, &len, NULL);
+    /* The JDK's exact interim response, sent before the handler reads. */
+    assert_string_equal(raw, "HTTP/1.1 100 Continue\r\nContent-Length: 0\r\n\r\n");
+    free(raw);
+    ts_send(fd, "ping", 4);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "ping");
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_unread_small_body_is_drained(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    ts_send(fd, "POST /noread HTTP/1.1\r\nContent-Length: 1000\r\n\r\n", -1);
+    char body[1000];
+    memset(body, 'b', sizeof body);
+    ts_send(fd, body, sizeof body);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "ok");
+    ts_response_free(&r);
+    ts_send(fd, "GET /r?200,1,1 HTTP/1.1\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "x");
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_unread_large_body_closes(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    /* More than drainAmount (64 KiB): the connection is not reused. */
+    ts_send(fd, "POST /noread HTTP/1.1\r\nContent-Length: 10000000\r\n\r\n", -1);
+    char chunk[65536];
+    memset(chunk, 'b', sizeof chunk);
+    ts_send(fd, chunk, sizeof chunk);
+    ts_send(fd, chunk, sizeof chunk);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "ok");
+    ts_response_free(&r);
+    assert_true(ts_wait_eof(fd, 3000));
+    ts_close(fd);
+}
+
+static void test_handler_failure_closes_without_response(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    ts_send(fd, "GET /fail HTTP/1.1\r\n\r\n", -1);
+    size_t len;
+    int eof;
+    char *raw = ts_read_raw(fd, 2000, &len, &eof);
+    assert_int_equal(len, 0); /* like the JDK: no 500 invented */
+    assert_true(eof);
+    free(raw);
+    ts_close(fd);
+    /* The server keeps serving. */
+    ts_response r;
+    fd = roundtrip("GET /r?200,1,1 HTTP/1.1\r\n\r\n", &r, 0);
+    assert_int_equal(r.status, 200);
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_handler_return_closes_exchange(void **state) {
+    (void)state;
+    ts_response r;
+    int fd = roundtrip("GET /noclose HTTP/1.1\r\n\r\n", &r, 0);
+    assert_string_equal(r.body, "abc");
+    ts_response_free(&r);
+    ts_send(fd, "GET /r?200,1,1 HTTP/1.1\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_close_without_headers_closes_connection(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    ts_send(fd, "GET /noheaders HTTP/1.1\r\n\r\n", -1);
+    size_t len;
+    int eof;
+    free(ts_read_raw(fd, 2000, &len, &eof));
+    assert_int_equal(len, 0);
+    assert_true(eof);
+    ts_close(fd);
+}
+
+static void test_deferred_close_from_other_thread(void **state) {
+    (void)state;
+    ts_response r;
+    int fd = roundtrip("GET /deferred HTTP/1.1\r\n\r\n", &r, 0);
+    assert_string_equal(r.body, "later");
+    ts_response_free(&r);
+    ts_send(fd, "GET /deferred HTTP/1.1\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "later");
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_crlf_in_response_header_refused(void **state) {
+    (void)state;
+    ts_response r;
+    int fd = roundtrip("GET /badheader HTTP/1.1\r\n\r\n", &r, 0);
+    assert_int_equal(bad_seen[0], TACHY_EBADHEADER);
+    assert_int_equal(bad_seen[1], TACHY_EBADHEADER);
+    assert_null(strstr(r.head, "Injected"));
+    assert_null(strstr(r.head, "X-evil"));
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+static void test_upgrade_takes_over_stream(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    /* Bytes right after the request must reach the upgraded stream. */
+    ts_send(fd, "GET /upgrade HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\nearly", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 1), 0);
+    assert_int_equal(r.status, 101);
+    ts_response_free(&r);
+    size_t len;
+    char *raw = ts_read_raw(fd, 500, &len, NULL);
+    assert_string_equal(raw, "early");
+    free(raw);
+    ts_send(fd, "more", -1);
+    raw = ts_read_raw(fd, 500, &len, NULL);
+    assert_string_equal(raw, "more");
+    free(raw);
+    ts_close(fd);
+}
+
+static void test_request_getters(void **state) {
+    (void)state;
+    ts_response r;
+    int fd = roundtrip("GET /get/a%20b?x=1&y=%20 HTTP/1.1\r\n\r\n", &r, 0);
+    assert_string_equal(r.body, "GET|/get/a%20b?x=1&y=%20|/get/a b|x=1&y=%20|HTTP/1.1|/get|127.0.0.1|1");
+    ts_response_free(&r);
+    ts_close(fd);
+    fd = roundtrip("GET http://example.com/get/abs HTTP/1.1\r\n\r\n", &r, 0);
+    assert_string_equal(r.body, "GET|http://example.com/get/abs|/get/abs|(null)|HTTP/1.1|/get|127.0.0.1|1");
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fixed_length),
+        cmocka_unit_test(test_chunked_response),
+        cmocka_unit_test(test_no_body_minus_one),
+        cmocka_unit_test(test_head_has_no_body),
+        cmocka_unit_test(test_204_304_1xx_never_have_body),
+        cmocka_unit_test(test_unknown_code_trailing_space),
+        cmocka_unit_test(test_fixed_body_echo),
+        cmocka_unit_test(test_chunked_request_body),
+        cmocka_unit_test(test_large_bodies_both_ways),
+        cmocka_unit_test(test_expect_continue),
+        cmocka_unit_test(test_unread_small_body_is_drained),
+        cmocka_unit_test(test_unread_large_body_closes),
+        cmocka_unit_test(test_handler_failure_closes_without_response),
+        cmocka_unit_test(test_handler_return_closes_exchange),
+        cmocka_unit_test(test_close_without_headers_closes_connection),
+        cmocka_unit_test(test_deferred_close_from_other_thread),
+        cmocka_unit_test(test_crlf_in_response_header_refused),
+        cmocka_unit_test(test_upgrade_takes_over_stream),
+        cmocka_unit_test(test_request_getters),
+    };
+    return cmocka_run_group_tests_name("exchange", tests, setup, teardown);
+}

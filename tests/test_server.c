@@ -1,0 +1,496 @@
+/*
+ * test_server.c - HttpServer and HttpContext over real sockets: lifecycle and its errors,
+ * port 0, context creation/removal and the JDK's matching rules, stop(delay) timing,
+ * filters and authenticators in the request path, thread hooks, and hundreds of
+ * concurrent clients with every request answered.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tsupport.h"
+
+/* Answers "<name>:<path>" where name is the user pointer. */
+static int named(tachy_exchange *ex, void *user) {
+    char out[256];
+    int n = snprintf(out, sizeof out, "%s:%s", (const char *)user, tachy_exchange_request_path(ex));
+    tachy_exchange_send_response_headers(ex, 200, n);
+    tachy_exchange_write(ex, out, (size_t)n);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static int sleepy(tachy_exchange *ex, void *user) {
+    long ms = (long)(intptr_t)user;
+    ts_sleep_ms(ms);
+    tachy_exchange_send_response_headers(ex, 200, -1);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+/* GET path on a new connection; returns the body (malloc'ed) or NULL; *status set. */
+static char *get(int port, const char *path, int *status) {
+    int fd = ts_connect(port);
+    char req[512];
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: t\r\n\r\n", path);
+    ts_send(fd, req, -1);
+    ts_response r;
+    char *body = NULL;
+    if (ts_read_response(fd, &r, 0) == 0) {
+        *status = r.status;
+        body = strdup(r.body);
+        ts_response_free(&r);
+    } else {
+        *status = -1;
+    }
+    ts_close(fd);
+    return body;
+}
+
+static void test_lifecycle_errors(void **state) {
+    (void)state;
+    tachy_server *s;
+    assert_int_equal(tachy_server_create_unbound(&s, NULL), 0);
+    assert_int_equal(tachy_server_port(s), TACHY_ENOTBOUND);
+    assert_int_equal(tachy_server_start(s), TACHY_ENOTBOUND);
+    assert_int_equal(tachy_server_bind(s, "127.0.0.1", 0, 0), 0);
+    assert_int_equal(tachy_server_bind(s, "127.0.0.1", 0, 0), TACHY_EBOUND);
+    int port = tachy_server_port(s);
+    assert_true(port > 0);
+    char host[64];
+    int p2;
+    assert_int_equal(tachy_server_address(s, host, sizeof host, &p2), 0);
+    assert_string_equal(host, "127.0.0.1");
+    assert_int_equal(p2, port);
+    /* The same port cannot be bound twice. */
+    tachy_server *t;
+    assert_int_equal(tachy_server_create(&t, "127.0.0.1", port, 0, NULL), TACHY_EADDRINUSE);
+    assert_null(t);
+    assert_int_equal(tachy_server_start(s), 0);
+    assert_int_equal(tachy_server_start(s), TACHY_ESTARTED);
+    assert_int_equal(tachy_server_stop(s, -1), TACHY_EINVAL);
+    assert_int_equal(tachy_server_stop(s, 0), 0);
+    assert_int_equal(tachy_server_stop(s, 0), 0); /* a second stop is harmless */
+    assert_int_equal(tachy_server_start(s), TACHY_ESTOPPED);
+    tachy_server_destroy(s);
+    tachy_server_destroy(NULL);
+    assert_int_equal(tachy_server_create(&t, "no.such.host.invalid", 0, 0, NULL),
+                     TACHY_EADDRNOTAVAIL);
+}
+
+static void test_stop_unstarted_and_destroy_running(void **state) {
+    (void)state;
+    tachy_server *s = ts_server(NULL);
+    assert_int_equal(tachy_server_stop(s, 5), 0); /* never started: returns at once */
+    tachy_server_destroy(s);
+    s = ts_server(NULL);
+    tachy_server_create_context(s, "/", named, "root", NULL);
+    int port = ts_start(s);
+    int fd = ts_connect(port); /* an idle connection */
+    tachy_server_destroy(s);   /* stops, closes it */
+    assert_true(ts_wait_eof(fd, 2000));
+    ts_close(fd);
+}
+
+static void test_context_rules(void **state) {
+    (void)state;
+    tachy_server *s = ts_server(NULL);
+    tachy_context *foo;
+    assert_int_equal(tachy_server_create_context(s, "/foo", named, "foo", &foo), 0);
+    assert_int_equal(tachy_server_create_context(s, "/foo", named, "dup", NULL), TACHY_EEXISTS);
+    assert_int_equal(tachy_server_create_context(s, "foo", named, "x", NULL), TACHY_EINVAL);
+    assert_int_equal(tachy_server_create_context(s, "/bar/", named, "bar/", NULL), 0);
+    assert_int_equal(tachy_server_create_context(s, "/foo/deep", named, "deep", NULL), 0);
+    assert_string_equal(tachy_context_path(foo), "/foo");
+    assert_ptr_equal(tachy_context_server(foo), s);
+    int port = ts_start(s);
+    struct {
+        const char *path;
+        int status;
+        const char *body;
+    } cases[] = {
+        {"/foo", 200, "foo:/foo"},
+        {"/foobar", 200, "foo:/foobar"}, /* the JDK matches plain string prefixes */
+        {"/foo/x", 200, "foo:/foo/x"},
+        {"/foo/deep/er", 200, "deep:/foo/deep/er"}, /* longest prefix wins */
+        {"/bar", 404, NULL},
+        {"/bar/", 200, "bar/:/bar/"},
+        {"/bar/x", 200, "bar/:/bar/x"},
+        {"/", 404, NULL},
+        {"/foo%2Fz", 200, "foo:/foo/z"}, /* matched on the decoded path */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st;
+        char *b = get(port, cases[i].path, &st);
+        if (st != cases[i].status)
+            fail_msg("%s: status %d, expected %d", cases[i].path, st, cases[i].status);
+        if (cases[i].body)
+            assert_string_equal(b, cases[i].body);
+        free(b);
+    }
+    assert_ptr_equal(tachy_server_find_context(s, "/foobar"), foo);
+    assert_int_equal(tachy_server_remove_context(s, "/nope"), TACHY_ENOTFOUND);
+    assert_int_equal(tachy_server_remove_context(s, "/foo/deep"), 0);
+    int st;
+    char *b = get(port, "/foo/deep/er", &st);
+    assert_string_equal(b, "foo:/foo/deep/er");
+    free(b);
+    assert_int_equal(tachy_server_remove_context_handle(s, foo), 0);
+    b = get(port, "/foo", &st);
+    assert_int_equal(st, 404);
+    free(b);
+    /* set_handler takes effect for later requests */
+    tachy_context *bar = tachy_server_find_context(s, "/bar/");
+    assert_int_equal(tachy_context_set_handler(bar, named, "new"), 0);
+    b = get(port, "/bar/", &st);
+    assert_string_equal(b, "new:/bar/");
+    free(b);
+    ts_stop(s);
+}
+
+static void free_counter(void *p) { (*(int *)p)++; }
+
+static void test_context_attributes(void **state) {
+    (void)state;
+    tachy_server *s = ts_server(NULL);
+    tachy_context *c;
+    tachy_server_create_context(s, "/", named, "r", &c);
+    int freed = 0;
+    assert_int_equal(tachy_context_set_attribute(c, "a", &freed, free_counter), 0);
+    assert_ptr_equal(tachy_context_attribute(c, "a"), &freed);
+    assert_null(tachy_context_attribute(c, "b"));
+    assert_int_equal(tachy_context_set_attribute(c, "a", NULL, NULL), 0); /* removes */
+    assert_int_equal(freed, 1);
+    assert_null(tachy_context_attribute(c, "a"));
+    tachy_context_set_attribute(c, "b", &freed, free_counter);
+    ts_stop(s); /* freed with the context */
+    assert_int_equal(freed, 2);
+}
+
+static void test_stop_idle_returns_at_once(void **state) {
+    (void)state;
+    tachy_server *s = ts_server(NULL);
+    tachy_server_create_context(s, "/", named, "r", NULL);
+    int port = ts_start(s);
+    int st;
+    free(get(port, "/", &st));
+    int idle = ts_connect(port);
+    ts_sleep_ms(50);
+    long t0 = ts_now_ms();
+    assert_int_equal(tachy_server_stop(s, 5), 0);
+    assert_true(ts_now_ms() - t0 < 1000);
+    assert_true(ts_wait_eof(idle, 1000));
+    ts_close(idle);
+    tachy_server_destroy(s);
+}
+
+static void test_stop_waits_for_active_exchange_at_most_delay(void **state) {
+    (void)state;
+    tachy_server *s = ts_server(NULL);
+    tachy_server_create_context(s, "/short", sleepy, (void *)(intptr_t)300, NULL);
+    tachy_server_create_context(s, "/long", sleepy, (void *)(intptr_t)3000, NULL);
+    int port = ts_start(s);
+    /* An exchange that ends within the delay completes and stop returns right after it. */
+    int fd = ts_connect(port);
+    ts_send(fd, "GET /short HTTP/1.1\r\n\r\n", -1);
+    ts_sleep_ms(50);
+    long t0 = ts_now_ms();
+    assert_int_equal(tachy_server_stop(s, 2), 0);
+    long dt = ts_now_ms() - t0;
+    assert_true(dt >= 150 && dt < 1500);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_int_equal(r.status, 200);
+    ts_response_free(&r);
+    ts_close(fd);
+    /* New connections are refused after stop. */
+    tachy_server_destroy(s);
+
+    s = ts_server(NULL);
+    tachy_server_create_context(s, "/long", sleepy, (void *)(intptr_t)3000, NULL);
+    port = ts_start(s);
+    fd = ts_connect(port);
+    ts_send(fd, "GET /long HTTP/1.1\r\n\r\n", -1);
+    ts_sleep_ms(50);
+    t0 = ts_now_ms();
+    assert_int_equal(tachy_server_stop(s, 1), 0);
+    dt = ts_now_ms() - t0;
+    assert_true(dt >= 900 && dt < 2000); /* at most the delay */
+    assert_true(ts_wait_eof(fd, 5000));
+    ts_close(fd);
+    tachy_server_destroy(s); /* safe while the handler still sleeps */
+}
+
+/* ---- filters and authentication ---- */
+
+static char trace[256];
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+static void note(const char *s) {
+    pthread_mutex_lock(&trace_lock);
+    strncat(trace, s, sizeof trace - strlen(trace) - 1);
+    pthread_mutex_unlock(&trace_lock);
+}
+
+static void reset_trace(void) {
+    pthread_mutex_lock(&trace_lock);
+    trace[0] = '\0';
+    pthread_mutex_unlock(&trace_lock);
+}
+
+/* The after-parts of filters run after the response left, so the client may see it
+ * before the trace is complete: wait (bounded) for the expected trace. */
+static void assert_trace(const char *expected) {
+    char now[256];
+    for (int i = 0; i < 200; i++) {
+        pthread_mutex_lock(&trace_lock);
+        snprintf(now, sizeof now, "%s", trace);
+        pthread_mutex_unlock(&trace_lock);
+        if (strcmp(now, expected) == 0)
+            return;
+        ts_sleep_ms(5);
+    }
+    assert_string_equal(now, expected);
+}
+
+static int full_filter(tachy_exchange *ex, tachy_chain *chain, void *user) {
+    note((const char *)user);
+    note("(");
+    int rc = tachy_chain_do_filter(chain, ex);
+    note(")");
+    return rc;
+}
+static int before_fn(tachy_exchange *ex, void *user) {
+    (void)ex;
+    note((const char *)user);
+    return 0;
+}
+static int traced_handler(tachy_exchange *ex, void *user) {
+    (void)user;
+    note("H");
+    tachy_exchange_send_response_headers(ex, 200, -1);
+    tachy_exchange_close(ex);
+    return 0;
+}
+static int stop_filter(tachy_exchange *ex, tachy_chain *chain, void *user) {
+    (void)chain;
+    (void)user;
+    note("S");
+    tachy_exchange_send_response_headers(ex, 403, -1);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static void test_filter_chain_order(void **state) {
+    (void)state;
+    tachy_server *s = ts_server(NULL);
+    tachy_context *c, *c2;
+    tachy_server_create_context(s, "/f", traced_handler, NULL, &c);
+    tachy_server_create_context(s, "/stop", traced_handler, NULL, &c2);
+    tachy_filter *a, *b, *before, *after, *stop;
+    assert_int_equal(tachy_filter_create(&a, "A", full_filter, "A", NULL), 0);
+    assert_int_equal(tachy_filter_create(&b, "B", full_filter, "B", NULL), 0);
+    assert_int_equal(tachy_filter_create_before(&before, "before", before_fn, "b", NULL), 0);
+    assert_int_equal(tachy_filter_create_after(&after, "after", before_fn, "a", NULL), 0);
+    assert_int_equal(tachy_filter_create(&stop, "stop", stop_filter, NULL, NULL), 0);
+    tachy_context_add_filter(c, a);
+    tachy_context_add_filter(c, before);
+    tachy_context_add_filter(c, b);
+    tachy_context_add_filter(c, after);
+    assert_int_equal(tachy_context_filter_count(c), 4);
+    tachy_context_add_filter(c2, stop);
+    int port = ts_start(s);
+    int st;
+    reset_trace();
+    free(get(port, "/f", &st));
+    assert_int_equal(st, 200);
+    assert_trace("A(bB(Ha))");
+    reset_trace();
+    free(get(port, "/stop", &st));
+    assert_int_equal(st, 403);
+    assert_trace("S"); /* the handler never ran */
+    assert_int_equal(tachy_context_remove_filter(c, b), 0);
+    assert_int_equal(tachy_context_remove_filter(c, b), TACHY_ENOTFOUND);
+    reset_trace();
+    free(get(port, "/f", &st));
+    assert_trace("A(bHa)");
+    tachy_filter_destroy(a);
+    tachy_filter_destroy(b);
+    tachy_filter_destroy(before);
+    tachy_filter_destroy(after);
+    tachy_filter_destroy(stop);
+    ts_stop(s);
+}
+
+static int check_creds(const char *u, const char *p, void *user) {
+    (void)user;
+    return strcmp(u, "alice") == 0 && strcmp(p, "s3cret") == 0;
+}
+
+static int whoami(tachy_exchange *ex, void *user) {
+    (void)user;
+    char out[128];
+    int n = snprintf(out, sizeof out, "%s@%s", tachy_exchange_principal_user(ex),
+                     tachy_exchange_principal_realm(ex));
+    tachy_exchange_send_response_headers(ex, 200, n);
+    tachy_exchange_write(ex, out, (size_t)n);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static void test_basic_authenticator(void **state) {
+    (void)state;
+    tachy_server *s = ts_server(NULL);
+    tachy_context *c;
+    tachy_server_create_context(s, "/secure", whoami, NULL, &c);
+    tachy_authenticator *auth;
+    assert_int_equal(tachy_authenticator_create_basic(&auth, "my realm", 0, check_creds, NULL,
+                                                      NULL),
+                     0);
+    tachy_context_set_authenticator(c, auth);
+    tachy_authenticator_destroy(auth); /* the context holds its own reference */
+    int port = ts_start(s);
+    struct {
+        const char *authz;
+        int status;
+        const char *www;
+    } cases[] = {
+        {NULL, 401, "Basic realm=\"my realm\""},
+        {"Basic YWxpY2U6czNjcmV0", 200, NULL}, /* alice:s3cret */
+        {"bAsIc YWxpY2U6czNjcmV0", 200, NULL}, /* scheme is case-insensitive */
+        {"Basic YWxpY2U6d3Jvbmc=", 401, "Basic realm=\"my realm\""}, /* alice:wrong */
+        {"Basic !!!notbase64", 401, NULL},
+        {"Bearer abc", 401, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int fd = ts_connect(port);
+        char req[256];
+        if (cases[i].authz)
+            snprintf(req, sizeof req, "GET /secure HTTP/1.1\r\nAuthorization: %s\r\n\r\n",
+                     cases[i].authz);
+        else
+            snprintf(req, sizeof req, "GET /secure HTTP/1.1\r\n\r\n");
+        ts_send(fd, req, -1);
+        ts_response r;
+        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        if (r.status != cases[i].status)
+            fail_msg("case %zu: status %d", i, r.status);
+        char v[128];
+        const char *www = ts_header(&r, "WWW-Authenticate", v, sizeof v);
+        if (cases[i].www)
+            assert_string_equal(www, cases[i].www);
+        if (r.status == 200)
+            assert_string_equal(r.body, "alice@my realm");
+        ts_response_free(&r);
+        ts_close(fd);
+    }
+    ts_stop(s);
+}
+
+/* ---- threads and concurrency ---- */
+
+static atomic_int started, stopped;
+static void on_start(void *u, const char *name) {
+    (void)u;
+    assert_non_null(name);
+    atomic_fetch_add(&started, 1);
+}
+static void on_stop(void *u) {
+    (void)u;
+    atomic_fetch_add(&stopped, 1);
+}
+
+static int cport;
+static atomic_int answered;
+static void *client(void *arg) {
+    (void)arg;
+    int fd = ts_connect(cport);
+    for (int i = 0; i < 20; i++) {
+        ts_send(fd, "GET /c HTTP/1.1\r\n\r\n", -1);
+        ts_response r;
+        if (ts_read_response(fd, &r, 0) == 0 && r.status == 200 &&
+            strcmp(r.body, "c:/c") == 0)
+            atomic_fetch_add(&answered, 1);
+        ts_response_free(&r);
+    }
+    ts_close(fd);
+    return NULL;
+}
+
+static void test_hundreds_of_concurrent_connections(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.on_thread_start = on_start;
+    o.on_thread_stop = on_stop;
+    o.thread_keepalive_ms = 200;
+    tachy_server *s = ts_server(&o);
+    tachy_server_create_context(s, "/c", named, "c", NULL);
+    cport = ts_start(s);
+    enum { N = 300 };
+    pthread_t t[N];
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 128 * 1024);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(pthread_create(&t[i], &attr, client, NULL), 0);
+    for (int i = 0; i < N; i++)
+        pthread_join(t[i], NULL);
+    pthread_attr_destroy(&attr);
+    assert_int_equal(atomic_load(&answered), N * 20);
+    tachy_stats st;
+    tachy_server_stats(s, &st);
+    assert_int_equal(st.requests, N * 20);
+    assert_int_equal(st.connections, N);
+    assert_true(atomic_load(&started) >= 1);
+    ts_stop(s);
+    /* Every pool thread reported its start and its end. */
+    for (int i = 0; i < 100 && atomic_load(&stopped) != atomic_load(&started); i++)
+        ts_sleep_ms(20);
+    assert_int_equal(atomic_load(&stopped), atomic_load(&started));
+}
+
+static void test_threads_are_reused(void **state) {
+    (void)state;
+    atomic_store(&started, 0);
+    atomic_store(&stopped, 0);
+    tachy_options o;
+    tachy_options_init(&o);
+    o.on_thread_start = on_start;
+    o.on_thread_stop = on_stop;
+    tachy_server *s = ts_server(&o);
+    tachy_server_create_context(s, "/", named, "r", NULL);
+    int port = ts_start(s);
+    for (int i = 0; i < 20; i++) {
+        int st;
+        free(get(port, "/", &st));
+        assert_int_equal(st, 200);
+        ts_sleep_ms(5);
+    }
+    /* Sequential connections are served by the same pooled thread. */
+    assert_true(atomic_load(&started) <= 2);
+    ts_stop(s);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lifecycle_errors),
+        cmocka_unit_test(test_stop_unstarted_and_destroy_running),
+        cmocka_unit_test(test_context_rules),
+        cmocka_unit_test(test_context_attributes),
+        cmocka_unit_test(test_stop_idle_returns_at_once),
+        cmocka_unit_test(test_stop_waits_for_active_exchange_at_most_delay),
+        cmocka_unit_test(test_filter_chain_order),
+        cmocka_unit_test(test_basic_authenticator),
+        cmocka_unit_test(test_hundreds_of_concurrent_connections),
+        cmocka_unit_test(test_threads_are_reused),
+    };
+    return cmocka_run_group_tests_name("server", tests, NULL, NULL);
+}
