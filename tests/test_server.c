@@ -431,6 +431,7 @@ static void test_hundreds_of_concurrent_connections(void **state) {
     o.on_thread_start = on_start;
     o.on_thread_stop = on_stop;
     o.thread_keepalive_ms = 200;
+    o.max_idle_connections = 1000; /* all 300 may be idle between requests at once */
     tachy_server *s = ts_server(&o);
     tachy_server_create_context(s, "/c", named, "c", NULL);
     cport = ts_start(s);
@@ -474,8 +475,8 @@ static void test_threads_are_reused(void **state) {
         assert_int_equal(st, 200);
         ts_sleep_ms(5);
     }
-    /* Sequential connections are served by the same pooled thread. */
-    assert_true(atomic_load(&started) <= 2);
+    /* 20 sequential connections are served by a few pooled threads, not 20. */
+    assert_true(atomic_load(&started) <= 4);
     ts_stop(s);
 }
 

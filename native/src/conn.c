@@ -9,8 +9,10 @@
  * leaves together with the next response. Invariant: the thread never blocks reading
  * while output is pending, so no client ever waits on a response sitting in wbuf.
  *
- * Timeouts use SO_RCVTIMEO/SO_SNDTIMEO rather than poll(): one syscall per read instead
- * of two on the hot path. stop() wakes a blocked thread with shutdown(2).
+ * Between requests the connection is parked (pool.c) instead of blocking its thread in
+ * recv. While a request is in progress, reads and writes block, bounded by
+ * SO_RCVTIMEO/SO_SNDTIMEO (one syscall per read instead of poll + read); stop() wakes a
+ * blocked thread with shutdown(2).
  */
 #include "conn.h"
 
@@ -138,7 +140,7 @@ ssize_t tachy__conn_fill(tachy__conn *c) {
 int tachy__conn_response_done(tachy__conn *c) {
     if (tachy__buf_size(&c->rbuf) > 0)
         return 0; /* a pipelined request is waiting: its response joins this one */
-    if (c->last_read_full && !c->shut && rbuf_room(c, READ_CHUNK) == 0) {
+    if (c->last_read_full && !atomic_load(&c->shut) && rbuf_room(c, READ_CHUNK) == 0) {
         /* The last read may have left bytes in the socket: look without blocking. */
         size_t space = c->rbuf.cap - c->rbuf.len;
         ssize_t n = recv(c->fd, c->rbuf.data + c->rbuf.len, space, MSG_DONTWAIT);
@@ -195,26 +197,20 @@ void tachy__conn_reject(tachy__conn *c, int code, const char *msg) {
     c->close_after = 1;
 }
 
-static long now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Closes gracefully: after an error the client may still be sending (a body we did not
  * read); closing with unread data makes the kernel send RST, which can destroy the
  * response before the client reads it. So half-close and discard input briefly first.
  */
 static void lingering_close(tachy__conn *c) {
-    if (c->shut)
+    if (atomic_load(&c->shut))
         return;
     shutdown(c->fd, SHUT_WR);
     set_timeout(c->fd, SO_RCVTIMEO, 100);
     char sink[4096];
     size_t total = 0;
-    long deadline = now_ms() + 500;
-    while (total < 256 * 1024 && now_ms() < deadline) {
+    long deadline = tachy__now_ms() + 500;
+    while (total < 256 * 1024 && tachy__now_ms() < deadline) {
         ssize_t n = recv(c->fd, sink, sizeof sink, 0);
         if (n <= 0)
             break;
@@ -222,27 +218,51 @@ static void lingering_close(tachy__conn *c) {
     }
 }
 
-void tachy__conn_serve(tachy__conn *c) {
+void tachy__conn_cleanup(tachy__conn *c) {
+    tachy__exchange_free(&c->ex);
+    tachy__buf_free(&c->rbuf);
+    tachy__buf_free(&c->wbuf);
+    free(c->refs);
+    c->refs = NULL;
+}
+
+/* Reads without blocking into rbuf. Returns bytes (> 0), 0 at EOF, TACHY_ETIMEDOUT when
+ * nothing is there (EAGAIN), or another TACHY_E*. */
+static ssize_t read_nowait(tachy__conn *c) {
+    if (rbuf_room(c, READ_CHUNK) < 0)
+        return TACHY_ENOMEM;
+    size_t space = c->rbuf.cap - c->rbuf.len;
+    for (;;) {
+        ssize_t n = recv(c->fd, c->rbuf.data + c->rbuf.len, space, MSG_DONTWAIT);
+        if (n > 0) {
+            atomic_fetch_add_explicit(&c->srv->st_reads, 1, memory_order_relaxed);
+            c->rbuf.len += (size_t)n;
+            c->last_read_full = (size_t)n == space;
+            return n;
+        }
+        if (n == 0)
+            return 0;
+        if (errno == EINTR)
+            continue;
+        return map_errno(errno);
+    }
+}
+
+void tachy__conn_run(tachy__conn *c) {
     tachy_server *srv = c->srv;
     const tachy_options *o = &srv->opt;
-    if (o->nodelay) {
-        int one = 1;
-        setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    int graceful = 0;
+    if (!c->started) {
+        c->started = 1;
+        c->refs_cap = (size_t)o->max_req_headers;
+        c->refs = malloc(c->refs_cap * sizeof *c->refs);
+        if (!c->refs)
+            goto close;
     }
-    set_timeout(c->fd, SO_RCVTIMEO, o->idle_interval_ms);
-    if (o->max_rsp_time_ms > 0)
-        set_timeout(c->fd, SO_SNDTIMEO, o->max_rsp_time_ms);
-
     tachy__limits lim = {(size_t)o->max_request_line, (size_t)o->max_req_headers,
                          (size_t)o->max_req_header_size};
-    c->refs_cap = (size_t)o->max_req_headers;
-    c->refs = malloc(c->refs_cap * sizeof *c->refs);
-    int graceful = 0;
-    if (!c->refs)
-        goto done;
-
-    long head_started = 0;   /* when the first byte of the current request arrived */
-    int custom_timeout = 0;  /* SO_RCVTIMEO was changed for a header deadline */
+    /* We were handed c because the kernel reported it readable (or it was pending). */
+    int must_read = 1;
     for (;;) {
         size_t avail = tachy__buf_size(&c->rbuf);
         int r = TACHY__PARSE_INCOMPLETE;
@@ -254,48 +274,53 @@ void tachy__conn_serve(tachy__conn *c) {
             r = tachy__parse_request(c->rbuf.data + c->rbuf.off, avail, &req, &lim, &perr);
         }
         if (r == TACHY__PARSE_INCOMPLETE) {
-            if (avail == 0) {
-                /* Between requests: this connection is idle. */
-                if (tachy__server_conn_idle(srv, c, 1, c->served > 0) < 0)
-                    break;
-                if (custom_timeout) {
-                    set_timeout(c->fd, SO_RCVTIMEO, o->idle_interval_ms);
-                    custom_timeout = 0;
+            /* A short read drained the socket at that moment; anything that arrived since
+             * raised an event, which makes tachy__pool_park hand c back to us. So read
+             * only when told to or when the last read filled its buffer. */
+            if (must_read || c->last_read_full) {
+                must_read = 0;
+                ssize_t n = read_nowait(c);
+                if (n > 0) {
+                    if (avail == 0)
+                        c->head_started = tachy__now_ms();
+                    continue;
                 }
-            } else {
-                /* Partial head: the whole head must arrive within maxReqTime (or, when
-                 * unset, idleInterval) of its first byte - slow clients are cut off. */
-                long limit = o->max_req_time_ms > 0 ? o->max_req_time_ms : o->idle_interval_ms;
-                long left = head_started + limit - now_ms();
-                if (left <= 0)
-                    break;
-                set_timeout(c->fd, SO_RCVTIMEO, left);
-                custom_timeout = 1;
+                if (n != TACHY_ETIMEDOUT)
+                    goto close; /* EOF or error */
+                c->last_read_full = 0;
             }
-            ssize_t n = tachy__conn_fill(c);
+            /* Would block: pending output goes out first, then c waits in the park set. */
+            if (tachy__conn_flush(c) < 0)
+                goto close;
+            long deadline;
             if (avail == 0) {
-                if (tachy__server_conn_idle(srv, c, 0, 0) < 0 && n <= 0)
-                    break;
-                head_started = now_ms();
+                deadline = tachy__now_ms() + o->idle_interval_ms;
+            } else {
+                /* A partial head must complete within maxReqTime (or, when unset,
+                 * idleInterval) of its first byte: slow clients are cut off. */
+                long limit = o->max_req_time_ms > 0 ? o->max_req_time_ms : o->idle_interval_ms;
+                deadline = c->head_started + limit;
+                if (deadline <= tachy__now_ms())
+                    goto close;
             }
-            if (n <= 0)
-                break; /* EOF, timeout, error or stop() */
+            int pr = tachy__pool_park(c, avail == 0, deadline);
+            if (pr > 0)
+                return; /* parked: no longer ours */
+            if (pr < 0)
+                goto close;
+            must_read = 1; /* an event arrived while we owned it */
             continue;
         }
         if (r == TACHY__PARSE_ERROR) {
             tachy__conn_reject(c, perr.status, perr.reason);
             graceful = 1;
-            break;
+            goto close;
         }
         tachy__framing fr;
         if (tachy__parse_framing(&req, &fr, &perr) < 0) {
             tachy__conn_reject(c, perr.status, perr.reason);
             graceful = 1;
-            break;
-        }
-        if (custom_timeout) {
-            set_timeout(c->fd, SO_RCVTIMEO, o->idle_interval_ms);
-            custom_timeout = 0;
+            goto close;
         }
         atomic_fetch_add_explicit(&srv->st_requests, 1, memory_order_relaxed);
         int rc = tachy__exchange_begin(&c->ex, c, &req, &fr);
@@ -303,26 +328,21 @@ void tachy__conn_serve(tachy__conn *c) {
         if (rc < 0) {
             tachy__conn_reject(c, 500, "Out of memory");
             graceful = 1;
-            break;
+            goto close;
         }
         rc = tachy__exchange_dispatch(&c->ex);
         c->served++;
-        int keep = rc == 0 && !c->close_after && !c->shut;
+        int keep = rc == 0 && !c->close_after && !atomic_load(&c->shut);
         tachy__exchange_end(&c->ex);
         if (!keep)
-            break;
+            goto close;
+        if (tachy__buf_size(&c->rbuf) > 0)
+            c->head_started = tachy__now_ms();
     }
-done:
-    if (!c->shut)
+close:
+    if (!atomic_load(&c->shut))
         tachy__conn_flush(c);
     if (graceful)
         lingering_close(c);
-    tachy__exchange_free(&c->ex);
-    tachy__buf_free(&c->rbuf);
-    tachy__buf_free(&c->wbuf);
-    free(c->refs);
-    tachy__server_conn_closed(srv, c);
-    pthread_mutex_destroy(&c->lock);
-    pthread_cond_destroy(&c->cond);
-    free(c);
+    tachy__pool_close(c);
 }

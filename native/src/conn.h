@@ -3,9 +3,9 @@
  * conn.c and exchange.c. Private to the core; never installed.
  *
  * Locking: srv->lock guards the context list and every context's mutable fields, the
- * connection list and counters, the thread pool, and the server state. A connection's
- * own fields belong to its thread, except `fd` shutdown (under srv->lock) and the
- * exchange hand-off fields (under conn->lock).
+ * connection list, slot table and counters, the thread pool, and the server state. A
+ * connection's own fields belong to the thread that owns it (see below), except `fd`
+ * shutdown (under srv->lock) and the exchange hand-off fields (under conn->lock).
  */
 #ifndef TACHY_CONN_H
 #define TACHY_CONN_H
@@ -86,54 +86,85 @@ struct tachy_exchange {
     char *principal_user, *principal_realm;
 };
 
+/*
+ * Connection ownership (pool.c). A connection is either OWNED by exactly one thread, which
+ * serves it with blocking semantics, or PARKED in the server's epoll set waiting for its
+ * next request. state packs a generation (bits 2..63) with the kind (bits 0..1); epoll
+ * events carry (slot, generation), so an event that arrives for a connection that has
+ * since been closed and its slot reused is recognised and ignored. Connection structs
+ * live in a slot table and are never freed while the server exists.
+ */
+enum { TACHY__CONN_PARKED = 0, TACHY__CONN_OWNED = 1, TACHY__CONN_PENDING = 2,
+       TACHY__CONN_FREE = 3 };
+
 struct tachy__conn {
+    /* identity and synchronisation: kept when the slot is reused */
     tachy_server *srv;
+    atomic_uint_fast64_t state; /* (generation << 2) | TACHY__CONN_* */
+    uint32_t slot;            /* index in the server's slot table */
+    pthread_mutex_t lock;     /* deferred-close hand-off */
+    pthread_cond_t cond;
+    /* everything from fd on is reset for each new socket */
     int fd;
     struct sockaddr_storage peer, local;
     socklen_t peer_len, local_len;
     tachy__buf rbuf, wbuf;
     int last_read_full;       /* the last recv filled all the space it was given */
-    int idle;                 /* waiting for a request (counted in srv->nidle) */
-    int in_handler;           /* running user code (counted in srv->nin_handler) */
+    int parked_idle;          /* parked between requests (counted in srv->nidle) */
+    atomic_int in_handler;    /* running user code: stop() does not wait for it */
     int close_after;          /* close after the current exchange */
-    int shut;                 /* socket shut down by stop() */
+    atomic_int shut;          /* socket shut down by stop() */
+    int started;              /* per-connection setup done */
     int served;               /* requests served on this connection */
-    tachy__conn *prev, *next; /* srv->conns list */
+    long head_started;        /* ms: first byte of the current request head */
+    atomic_long deadline;     /* ms: a parked connection times out then */
+    tachy__conn *prev, *next; /* srv->conns list (open connections) */
+    tachy__conn *next_free;   /* srv->free_conns list */
     tachy__header_ref *refs;  /* parser output */
     size_t refs_cap;
     tachy_exchange ex;        /* reused for every request on this connection */
-    /* deferred-close hand-off */
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
 };
 
-/* A pooled connection thread. */
-typedef struct tachy__worker {
-    tachy_server *srv;
-    tachy__conn *conn;        /* work handed over by the acceptor */
-    pthread_cond_t cond;
-    struct tachy__worker *next; /* srv->idle_workers stack */
-} tachy__worker;
+#define TACHY__SLOT_CHUNK 256    /* connections per slot-table chunk */
+#define TACHY__SLOT_CHUNKS 16384 /* chunks: up to 4M connections */
 
 struct tachy_server {
     tachy_options opt;
     pthread_mutex_t lock;
     pthread_cond_t cond;      /* connection/thread counts changed */
     atomic_int refs;          /* 1 for the user + 1 per live pool thread */
-    int state;
+    atomic_int state;
     int fd;                   /* listening socket or -1 */
     struct sockaddr_storage addr;
     socklen_t addr_len;
     int bound;
-    pthread_t acceptor;
-    int acceptor_started;
+    int destroyed;
+    pthread_t acceptor, watchdog;
+    int acceptor_started, watchdog_started;
     tachy_context **contexts;
     size_t ncontexts, contexts_cap;
-    tachy__conn *conns;
-    int nconns, nidle, nin_handler;
-    int nthreads;             /* live pool threads */
-    tachy__worker *idle_workers;
-    int destroyed;
+    /* connections (pool.c) */
+    int epfd;                 /* the park set: parked connections, edge-triggered */
+    int wakefd;               /* eventfd in epfd: made readable to wake every waiter */
+    tachy__conn *slots[TACHY__SLOT_CHUNKS]; /* chunks of TACHY__SLOT_CHUNK structs */
+    uint32_t nslots;
+    tachy__conn *free_conns;
+    tachy__conn *conns;       /* open connections */
+    int nconns;
+    atomic_int nidle;         /* parked between requests */
+    /* threads (pool.c) */
+    int nthreads;             /* live pool threads (under lock) */
+    int nspare;               /* threads parked on spare_cond */
+    int max_waiters;          /* threads allowed in epoll_wait at once (= usable CPUs) */
+    atomic_int nwaiting;      /* threads in (or entering) epoll_wait */
+    atomic_uint_fast64_t progress; /* bumped whenever a thread takes an event */
+    /* Events taken from epoll in a batch and not yet claimed: any thread may take them,
+     * so a thread that blocks in a handler never holds other connections' events. */
+    pthread_mutex_t ready_lock;
+    uint64_t *ready;          /* ring of event tokens */
+    uint32_t ready_head, ready_count, ready_cap;
+    pthread_cond_t spare_cond;
+    pthread_cond_t wd_cond;
     /* tachy_stats counters */
     atomic_uint_fast64_t st_connections, st_requests, st_reads, st_writes;
 };
@@ -143,15 +174,35 @@ void tachy__server_release(tachy_server *srv);
 void tachy__context_release(tachy_context *ctx);
 /* Finds the context for path and takes a reference, or NULL. Under srv->lock inside. */
 tachy_context *tachy__server_acquire_context(tachy_server *srv, const char *path);
-/* Marks the connection idle/busy for maxIdleConnections accounting. Returns 0, or -1 if the
- * connection must close (server stopping, or - with enforce_max, i.e. after a response, as
- * the JDK counts it - too many idle connections already). */
-int tachy__server_conn_idle(tachy_server *srv, tachy__conn *c, int idle, int enforce_max);
-void tachy__server_conn_in_handler(tachy_server *srv, tachy__conn *c, int in);
+
+/* pool.c */
+/* Creates the park set and the watchdog; called by tachy_server_start with the lock held. */
+int tachy__pool_start(tachy_server *srv);
+/* Accepts connections until the server stops (the acceptor thread's body). */
+void *tachy__pool_acceptor(void *arg);
+/* stop(delay) steps 2-4: closes parked connections, waits at most delay_seconds for the
+ * others, closes everything, wakes and waits for every pool thread. Lock held. */
+void tachy__pool_stop(tachy_server *srv, int delay_seconds);
+/* Frees the slot table and closes the park set (destroy). */
+void tachy__pool_free(tachy_server *srv);
+/*
+ * Parks c (owned by the caller) in the park set until its next request, with a deadline
+ * (ms, monotonic) after which the watchdog closes it. Returns 1 if parked (the caller no
+ * longer owns c), 0 if an event arrived meanwhile and the caller still owns it (read
+ * again), -1 if it must be closed instead (stopping, or too many idle connections).
+ */
+int tachy__pool_park(tachy__conn *c, int idle, long deadline);
+/* Closes c (owned by the caller): socket, buffers; returns its slot to the pool. */
+void tachy__pool_close(tachy__conn *c);
+/* Monotonic milliseconds. */
+long tachy__now_ms(void);
 
 /* conn.c */
-/* Serves one connection until it closes; frees it. Runs on a pool thread. */
-void tachy__conn_serve(tachy__conn *c);
+/* Serves c (owned by the calling thread) until it would wait for a request: then parks
+ * it, or closes it. Runs on a pool thread. */
+void tachy__conn_run(tachy__conn *c);
+/* Releases a closed connection's memory except the struct itself (pool.c reuses it). */
+void tachy__conn_cleanup(tachy__conn *c);
 /* Sends everything in wbuf. 0 or a TACHY_E* code. */
 int tachy__conn_flush(tachy__conn *c);
 /* Sends buffered bytes followed by data (writev); 0 or TACHY_E*. */
@@ -166,8 +217,6 @@ int tachy__conn_response_done(tachy__conn *c);
 /* Sends the JDK-format error response (code, static msg) and marks the connection for
  * closing. */
 void tachy__conn_reject(tachy__conn *c, int code, const char *msg);
-/* Unlinks a finished connection from the server and closes its socket. */
-void tachy__server_conn_closed(tachy_server *srv, tachy__conn *c);
 
 /* Write buffer size beyond which a response body is flushed while it is being written. */
 #define TACHY__WBUF_FLUSH_AT (64 * 1024)

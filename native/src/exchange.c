@@ -720,7 +720,7 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
             goto out;
         }
     }
-    tachy__server_conn_in_handler(srv, c, 1);
+    atomic_store(&c->in_handler, 1);
     int run_chain = 1;
     if (auth) {
         tachy_auth_result res;
@@ -763,7 +763,7 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
         if (ex->failed)
             rc = -1;
     }
-    tachy__server_conn_in_handler(srv, c, 0);
+    atomic_store(&c->in_handler, 0);
 out:
     for (size_t i = 0; i < nf; i++)
         tachy_filter_destroy(filters[i]);

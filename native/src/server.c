@@ -2,9 +2,7 @@
  * server.c - HttpServer and HttpContext: bind, accept, the connection thread pool,
  * contexts and the JDK's path matching, stop(delay).
  *
- * Threads: one acceptor thread per started server; each accepted connection is handed to
- * an idle pooled thread (or a new one) that serves it until it closes
- * (tachy__conn_serve), then waits thread_keepalive_ms for the next connection.
+ * Threads, connections and the park set are pool.c's; this file is the public face.
  *
  * Lifetime: the server struct is reference-counted: the user holds one reference (dropped
  * by tachy_server_destroy) and every live pool thread holds one, so a thread that is
@@ -90,7 +88,8 @@ TACHY_API int tachy_server_create_unbound(tachy_server **out, const tachy_option
     pthread_cond_init(&srv->cond, NULL);
     atomic_init(&srv->refs, 1);
     srv->fd = -1;
-    srv->state = TACHY__SRV_CREATED;
+    srv->epfd = srv->wakefd = -1;
+    atomic_init(&srv->state, TACHY__SRV_CREATED);
     *out = srv;
     return 0;
 }
@@ -132,7 +131,7 @@ TACHY_API int tachy_server_bind(tachy_server *srv, const char *host, int port, i
         rc = TACHY_EBOUND;
         goto out;
     }
-    if (srv->state != TACHY__SRV_CREATED) {
+    if (atomic_load(&srv->state) != TACHY__SRV_CREATED) {
         rc = TACHY_ESTOPPED;
         goto out;
     }
@@ -192,6 +191,7 @@ void tachy__server_release(tachy_server *srv) {
         tachy__context_release(srv->contexts[i]);
     }
     free(srv->contexts);
+    tachy__pool_free(srv);
     pthread_mutex_destroy(&srv->lock);
     pthread_cond_destroy(&srv->cond);
     free(srv);
@@ -201,12 +201,6 @@ TACHY_API void tachy_server_destroy(tachy_server *srv) {
     if (!srv)
         return;
     tachy_server_stop(srv, 0);
-    pthread_mutex_lock(&srv->lock);
-    srv->destroyed = 1;
-    /* Wake idle pool threads so they exit now rather than after their keep-alive. */
-    for (tachy__worker *w = srv->idle_workers; w; w = w->next)
-        pthread_cond_signal(&w->cond);
-    pthread_mutex_unlock(&srv->lock);
     tachy__server_release(srv);
 }
 
@@ -259,212 +253,32 @@ TACHY_API int tachy_server_stats(const tachy_server *srv, tachy_stats *out) {
     return 0;
 }
 
-/* ---- the thread pool ---------------------------------------------------------------- */
-
-static void *worker_main(void *arg) {
-    tachy__worker *w = arg;
-    tachy_server *srv = w->srv;
-    char name[16];
-    static atomic_uint thread_seq;
-    snprintf(name, sizeof name, "tachy-conn-%u", atomic_fetch_add(&thread_seq, 1) + 1);
-    pthread_setname_np(pthread_self(), name);
-    if (srv->opt.on_thread_start)
-        srv->opt.on_thread_start(srv->opt.thread_hook_user, name);
-
-    pthread_mutex_lock(&srv->lock);
-    for (;;) {
-        tachy__conn *c = w->conn;
-        w->conn = NULL;
-        if (c) {
-            pthread_mutex_unlock(&srv->lock);
-            tachy__conn_serve(c);
-            pthread_mutex_lock(&srv->lock);
-        }
-        if (srv->state != TACHY__SRV_STARTED || srv->destroyed)
-            break;
-        /* Wait for the next connection, at most thread_keepalive_ms. */
-        w->next = srv->idle_workers;
-        srv->idle_workers = w;
-        struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        long ms = srv->opt.thread_keepalive_ms;
-        deadline.tv_sec += ms / 1000;
-        deadline.tv_nsec += (ms % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000L;
-        }
-        while (!w->conn && srv->state == TACHY__SRV_STARTED && !srv->destroyed) {
-            if (pthread_cond_timedwait(&w->cond, &srv->lock, &deadline) == ETIMEDOUT)
-                break;
-        }
-        if (!w->conn) {
-            /* Timed out or stopping: leave the idle stack (the acceptor may have popped us
-             * just now, in which case w->conn is set and we loop to serve it). */
-            for (tachy__worker **pp = &srv->idle_workers; *pp; pp = &(*pp)->next) {
-                if (*pp == w) {
-                    *pp = w->next;
-                    break;
-                }
-            }
-            break;
-        }
-    }
-    pthread_mutex_unlock(&srv->lock);
-
-    if (srv->opt.on_thread_stop)
-        srv->opt.on_thread_stop(srv->opt.thread_hook_user);
-    pthread_cond_destroy(&w->cond);
-    free(w);
-    /* Counted down only now, so stop() returns after every stop hook has run (the JNI
-     * bridge detaches the thread from the JVM there). */
-    pthread_mutex_lock(&srv->lock);
-    srv->nthreads--;
-    pthread_cond_broadcast(&srv->cond);
-    pthread_mutex_unlock(&srv->lock);
-    tachy__server_release(srv);
-    return NULL;
-}
-
-/* Hands c to an idle thread or starts a new one. Called with srv->lock held. */
-static int dispatch_conn(tachy_server *srv, tachy__conn *c) {
-    tachy__worker *w = srv->idle_workers;
-    if (w) {
-        srv->idle_workers = w->next;
-        w->conn = c;
-        pthread_cond_signal(&w->cond);
-        return 0;
-    }
-    w = calloc(1, sizeof *w);
-    if (!w)
-        return TACHY_ENOMEM;
-    w->srv = srv;
-    w->conn = c;
-    pthread_cond_init(&w->cond, NULL);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    if (srv->opt.thread_stack_size)
-        pthread_attr_setstacksize(&attr, srv->opt.thread_stack_size);
-    atomic_fetch_add(&srv->refs, 1);
-    pthread_t tid;
-    int rc = pthread_create(&tid, &attr, worker_main, w);
-    pthread_attr_destroy(&attr);
-    if (rc != 0) {
-        atomic_fetch_sub(&srv->refs, 1);
-        pthread_cond_destroy(&w->cond);
-        free(w);
-        return TACHY_ESYS;
-    }
-    srv->nthreads++;
-    return 0;
-}
-
-/* ---- accepting ---------------------------------------------------------------------- */
-
-static void conn_link(tachy_server *srv, tachy__conn *c) {
-    c->next = srv->conns;
-    c->prev = NULL;
-    if (srv->conns)
-        srv->conns->prev = c;
-    srv->conns = c;
-    srv->nconns++;
-}
-
-static void *acceptor_main(void *arg) {
-    tachy_server *srv = arg;
-    pthread_setname_np(pthread_self(), "tachy-accept");
-    for (;;) {
-        struct sockaddr_storage peer;
-        socklen_t plen = sizeof peer;
-        int fd = accept4(srv->fd, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED)
-                continue;
-            pthread_mutex_lock(&srv->lock);
-            int stopping = srv->state != TACHY__SRV_STARTED;
-            pthread_mutex_unlock(&srv->lock);
-            if (stopping)
-                break;
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                /* Out of descriptors or memory: back off instead of spinning. */
-                tachy__log(srv, TACHY_LOG_WARNING, "accept: %s", strerror(errno));
-                struct timespec ts = {0, 10 * 1000000L};
-                nanosleep(&ts, NULL);
-                continue;
-            }
-            tachy__log(srv, TACHY_LOG_ERROR, "accept: %s", strerror(errno));
-            break;
-        }
-        pthread_mutex_lock(&srv->lock);
-        if (srv->state != TACHY__SRV_STARTED) {
-            pthread_mutex_unlock(&srv->lock);
-            close(fd);
-            break;
-        }
-        if (srv->opt.max_connections > 0 && srv->nconns >= srv->opt.max_connections) {
-            /* jdk.httpserver.maxConnections: the JDK closes the new connection at once. */
-            pthread_mutex_unlock(&srv->lock);
-            tachy__log(srv, TACHY_LOG_DEBUG, "connection refused: maxConnections reached");
-            close(fd);
-            continue;
-        }
-        tachy__conn *c = calloc(1, sizeof *c);
-        if (!c) {
-            pthread_mutex_unlock(&srv->lock);
-            close(fd);
-            continue;
-        }
-        c->srv = srv;
-        c->fd = fd;
-        memcpy(&c->peer, &peer, plen);
-        c->peer_len = plen;
-        c->local_len = sizeof c->local;
-        getsockname(fd, (struct sockaddr *)&c->local, &c->local_len);
-        pthread_mutex_init(&c->lock, NULL);
-        pthread_cond_init(&c->cond, NULL);
-        conn_link(srv, c);
-        atomic_fetch_add_explicit(&srv->st_connections, 1, memory_order_relaxed);
-        if (dispatch_conn(srv, c) < 0) {
-            /* Could not get a thread: unlink and drop the connection. */
-            if (c->prev)
-                c->prev->next = c->next;
-            else
-                srv->conns = c->next;
-            if (c->next)
-                c->next->prev = c->prev;
-            srv->nconns--;
-            pthread_mutex_unlock(&srv->lock);
-            tachy__log(srv, TACHY_LOG_ERROR, "cannot start a connection thread");
-            pthread_mutex_destroy(&c->lock);
-            pthread_cond_destroy(&c->cond);
-            close(fd);
-            free(c);
-            continue;
-        }
-        pthread_mutex_unlock(&srv->lock);
-    }
-    return NULL;
-}
+/* ---- start and stop ------------------------------------------------------------------ */
 
 TACHY_API int tachy_server_start(tachy_server *srv) {
     if (!srv)
         return TACHY_EINVAL;
     pthread_mutex_lock(&srv->lock);
     int rc = 0;
-    if (srv->state == TACHY__SRV_STARTED)
+    int st = atomic_load(&srv->state);
+    if (st == TACHY__SRV_STARTED)
         rc = TACHY_ESTARTED;
-    else if (srv->state != TACHY__SRV_CREATED)
+    else if (st != TACHY__SRV_CREATED)
         rc = TACHY_ESTOPPED;
     else if (!srv->bound)
         rc = TACHY_ENOTBOUND;
+    if (rc == 0)
+        rc = tachy__pool_start(srv);
     if (rc == 0) {
-        srv->state = TACHY__SRV_STARTED;
+        atomic_store(&srv->state, TACHY__SRV_STARTED);
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setstacksize(&attr, 64 * 1024);
-        if (pthread_create(&srv->acceptor, &attr, acceptor_main, srv) != 0) {
-            srv->state = TACHY__SRV_CREATED;
+        if (pthread_create(&srv->acceptor, &attr, tachy__pool_acceptor, srv) != 0) {
+            /* The watchdog is running: stop it the normal way. */
+            atomic_store(&srv->state, TACHY__SRV_STOPPING);
+            tachy__pool_stop(srv, 0);
+            atomic_store(&srv->state, TACHY__SRV_STOPPED);
             rc = TACHY_ESYS;
         } else {
             srv->acceptor_started = 1;
@@ -475,130 +289,38 @@ TACHY_API int tachy_server_start(tachy_server *srv) {
     return rc;
 }
 
-/* ---- stop --------------------------------------------------------------------------- */
-
-static void shut_conn(tachy__conn *c) {
-    if (!c->shut) {
-        c->shut = 1;
-        shutdown(c->fd, SHUT_RDWR);
-    }
-}
-
 TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds) {
     if (!srv || delay_seconds < 0)
         return TACHY_EINVAL;
     pthread_mutex_lock(&srv->lock);
-    if (srv->state == TACHY__SRV_STOPPED || srv->state == TACHY__SRV_STOPPING) {
+    int st = atomic_load(&srv->state);
+    if (st == TACHY__SRV_STOPPED || st == TACHY__SRV_STOPPING) {
         /* Second stop: wait for the first to finish, then succeed. */
-        while (srv->state == TACHY__SRV_STOPPING)
+        while (atomic_load(&srv->state) == TACHY__SRV_STOPPING)
             pthread_cond_wait(&srv->cond, &srv->lock);
         pthread_mutex_unlock(&srv->lock);
         return 0;
     }
-    int was_started = srv->state == TACHY__SRV_STARTED;
-    srv->state = TACHY__SRV_STOPPING;
+    atomic_store(&srv->state, TACHY__SRV_STOPPING);
     /* 1. Stop accepting at once: shutdown() wakes the acceptor blocked in accept(). */
     if (srv->fd >= 0)
         shutdown(srv->fd, SHUT_RDWR);
-    pthread_mutex_unlock(&srv->lock);
-    if (was_started && srv->acceptor_started) {
+    if (srv->acceptor_started) {
+        pthread_mutex_unlock(&srv->lock);
         pthread_join(srv->acceptor, NULL);
+        pthread_mutex_lock(&srv->lock);
         srv->acceptor_started = 0;
     }
-    pthread_mutex_lock(&srv->lock);
     if (srv->fd >= 0) {
         close(srv->fd);
         srv->fd = -1;
     }
-    /* 2. Close idle connections now; busy ones close after their exchange. */
-    for (tachy__conn *c = srv->conns; c; c = c->next)
-        if (c->idle)
-            shut_conn(c);
-    for (tachy__worker *w = srv->idle_workers; w; w = w->next)
-        pthread_cond_signal(&w->cond);
-    /* 3. Let active exchanges finish for at most delay_seconds. */
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += delay_seconds;
-    while (srv->nconns > 0) {
-        if (pthread_cond_timedwait(&srv->cond, &srv->lock, &deadline) == ETIMEDOUT)
-            break;
-    }
-    /* 4. Close everything. Threads blocked in socket I/O return at once; wait for them.
-     * A thread still inside a handler that ignores the closed socket is not waited for
-     * beyond its next I/O (stop(delay) promises "at most delay"); it holds a reference
-     * on the server, so nothing it touches is freed under it. */
-    for (tachy__conn *c = srv->conns; c; c = c->next)
-        shut_conn(c);
-    while (srv->nconns > srv->nin_handler)
-        pthread_cond_wait(&srv->cond, &srv->lock);
-    /* Idle pool threads were signalled; wait for the ones not tied to a handler. */
-    while (srv->nthreads > srv->nin_handler) {
-        for (tachy__worker *w = srv->idle_workers; w; w = w->next)
-            pthread_cond_signal(&w->cond);
-        pthread_cond_wait(&srv->cond, &srv->lock);
-    }
-    srv->state = TACHY__SRV_STOPPED;
+    /* 2-4. Idle connections now, active ones within delay_seconds, then threads. */
+    tachy__pool_stop(srv, delay_seconds);
+    atomic_store(&srv->state, TACHY__SRV_STOPPED);
     pthread_cond_broadcast(&srv->cond);
     pthread_mutex_unlock(&srv->lock);
     return 0;
-}
-
-int tachy__server_conn_idle(tachy_server *srv, tachy__conn *c, int idle, int enforce_max) {
-    pthread_mutex_lock(&srv->lock);
-    int rc = 0;
-    if (idle && !c->idle) {
-        if (srv->state != TACHY__SRV_STARTED || c->shut ||
-            (enforce_max && srv->opt.max_idle_connections >= 0 &&
-             srv->nidle >= srv->opt.max_idle_connections)) {
-            rc = -1;
-        } else {
-            c->idle = 1;
-            srv->nidle++;
-        }
-    } else if (!idle && c->idle) {
-        c->idle = 0;
-        srv->nidle--;
-        if (srv->state != TACHY__SRV_STARTED || c->shut)
-            rc = -1;
-    }
-    pthread_mutex_unlock(&srv->lock);
-    return rc;
-}
-
-void tachy__server_conn_in_handler(tachy_server *srv, tachy__conn *c, int in) {
-    pthread_mutex_lock(&srv->lock);
-    if (in != c->in_handler) {
-        c->in_handler = in;
-        srv->nin_handler += in ? 1 : -1;
-        pthread_cond_broadcast(&srv->cond);
-    }
-    pthread_mutex_unlock(&srv->lock);
-}
-
-/* Called by conn.c when a connection is finished: unlinks it and closes the socket under
- * the lock (so stop() never shuts down a reused descriptor). */
-void tachy__server_conn_closed(tachy_server *srv, tachy__conn *c) {
-    pthread_mutex_lock(&srv->lock);
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        srv->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    srv->nconns--;
-    if (c->idle) {
-        c->idle = 0;
-        srv->nidle--;
-    }
-    if (c->in_handler) {
-        c->in_handler = 0;
-        srv->nin_handler--;
-    }
-    close(c->fd);
-    c->fd = -1;
-    pthread_cond_broadcast(&srv->cond);
-    pthread_mutex_unlock(&srv->lock);
 }
 
 /* ---- contexts ----------------------------------------------------------------------- */

@@ -837,6 +837,7 @@ typedef struct reader {
     /* connection state */
     int closing;            /* we sent a close: waiting for the peer's */
     int discard;            /* after a protocol failure: bytes are just drained */
+    uint64_t skip;          /* closing: payload bytes of a big frame still to drop */
     int done;
     int close_received;
     int peer_code;
@@ -1124,8 +1125,11 @@ static void run(reader *r) {
         if (r->discard) {
             r->start = r->in.len = 0;
         } else if (r->closing && f.header_len && f.payload_len > KEEP_BUF) {
-            r->discard = 1; /* a big frame after our close: not worth buffering */
-            r->start = r->in.len = 0;
+            /* A big frame after our close: drop its bytes as they come, keeping the
+             * frame boundaries to find the peer's close. */
+            r->skip = f.header_len + f.payload_len - avail;
+            r->start = r->in.len = avail = 0;
+            memset(&f, 0, sizeof f);
         }
         size_t need = READ_STEP;
         if (f.header_len && !r->discard) {
@@ -1147,18 +1151,25 @@ static void run(reader *r) {
             break;
         pthread_mutex_lock(&ws->lock);
         tachy_stream *s = ws->dead ? NULL : ws->stream;
-        int aborted = ws->aborted;
-        int send_err = ws->send_err;
         pthread_mutex_unlock(&ws->lock);
         if (!s)
             break;
         ssize_t got = tachy_stream_read(s, r->in.data + r->in.len, r->in.cap - r->in.len, timeout);
         if (got > 0) {
-            r->in.len += (size_t)got;
             r->last_rx = now_ms();
+            if (r->skip) {
+                size_t k = (uint64_t)got < r->skip ? (size_t)got : (size_t)r->skip;
+                memmove(r->in.data + r->in.len, r->in.data + r->in.len + k, (size_t)got - k);
+                got -= (ssize_t)k;
+                r->skip -= k;
+            }
+            r->in.len += (size_t)got;
         } else if (got == TACHY_ETIMEDOUT) {
             continue; /* timers run at the top of the next wait */
         } else {
+            pthread_mutex_lock(&ws->lock);
+            int aborted = ws->aborted, send_err = ws->send_err;
+            pthread_mutex_unlock(&ws->lock);
             if (send_err) /* a sender failed and shut the socket down */
                 report_error(r, send_err, 0, "send failed");
             else if (got < 0 && !r->closing && !aborted)

@@ -1,0 +1,600 @@
+/*
+ * pool.c - connection threads, the park set and the watchdog.
+ *
+ * Handlers see thread-per-connection: while a connection has a request in progress, one
+ * thread owns it and may block (reading a body, writing a response, in user code). Between
+ * requests the connection does not keep a thread: it is *parked* in an edge-triggered
+ * epoll set (the park set). Pool threads wait there; the kernel wakes one per event, and
+ * that thread claims the connection and serves it, then parks it again and takes the next
+ * ready connection - without a hand-off, so under load a thread goes from one connection
+ * to the next with no context switch and no futex call per request (a naive blocking
+ * thread-per-connection server pays a wake-up and a switch for every request).
+ *
+ * Ownership is one atomic word per connection (conn.h): PARKED -> OWNED by a CAS, so an
+ * event can be claimed by one thread only; an event that arrives while the connection is
+ * OWNED marks it PENDING, and the owner reads again instead of parking. Events carry the
+ * connection's slot and generation: slots are reused but never freed while the server
+ * lives, so a stale event is detected, never a use-after-free.
+ *
+ * Threads: at most max_waiters threads (the CPUs this process may run on) wait in the park
+ * set; others wait as spares. Because a handler may block for as long as it likes, a
+ * watchdog checks every few milliseconds that someone is waiting for events or has taken
+ * one since the last check; if not, it wakes a spare or starts a thread. The watchdog also
+ * closes parked connections whose idle or request-head deadline has passed.
+ */
+#include "conn.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WAKE_TOKEN UINT64_MAX
+#define WATCHDOG_TICK_MS 5
+#define BATCH 64          /* events taken per epoll_wait */
+#define READY_CAP 4096    /* ring of events waiting for a thread */
+
+long tachy__now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void deadline_in(struct timespec *ts, long ms) {
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+static inline uint64_t st_gen(uint64_t s) { return s >> 2; }
+static inline unsigned st_kind(uint64_t s) { return (unsigned)(s & 3); }
+static inline uint64_t st_make(uint64_t gen, unsigned kind) { return gen << 2 | kind; }
+
+static tachy__conn *slot_conn(tachy_server *srv, uint32_t slot) {
+    tachy__conn *chunk = __atomic_load_n(&srv->slots[slot / TACHY__SLOT_CHUNK], __ATOMIC_ACQUIRE);
+    return chunk ? &chunk[slot % TACHY__SLOT_CHUNK] : NULL;
+}
+
+/*
+ * Tries to take ownership of the connection in slot whose generation is gen32 (the low 32
+ * bits). With mark_pending, a connection that is already owned is marked PENDING so that
+ * its owner reads again. Returns the connection when the caller now owns it, else NULL.
+ */
+static tachy__conn *claim(tachy_server *srv, uint32_t slot, uint32_t gen32, int mark_pending) {
+    tachy__conn *c = slot_conn(srv, slot);
+    if (!c)
+        return NULL;
+    for (;;) {
+        uint64_t s = atomic_load(&c->state);
+        if ((uint32_t)st_gen(s) != gen32)
+            return NULL;
+        switch (st_kind(s)) {
+        case TACHY__CONN_PARKED:
+            if (atomic_compare_exchange_weak(&c->state, &s, st_make(st_gen(s), TACHY__CONN_OWNED))) {
+                if (c->parked_idle) {
+                    c->parked_idle = 0;
+                    atomic_fetch_sub(&srv->nidle, 1);
+                }
+                return c;
+            }
+            break;
+        case TACHY__CONN_OWNED:
+            if (!mark_pending)
+                return NULL;
+            if (atomic_compare_exchange_weak(&c->state, &s,
+                                             st_make(st_gen(s), TACHY__CONN_PENDING)))
+                return NULL;
+            break;
+        default: /* PENDING already, or FREE */
+            return NULL;
+        }
+    }
+}
+
+int tachy__pool_park(tachy__conn *c, int idle, long deadline) {
+    tachy_server *srv = c->srv;
+    if (atomic_load(&srv->state) != TACHY__SRV_STARTED || atomic_load(&c->shut))
+        return -1;
+    if (idle) {
+        /* maxIdleConnections, counted as the JDK does: once a response is complete. */
+        int n = atomic_fetch_add(&srv->nidle, 1);
+        if (c->served > 0 && srv->opt.max_idle_connections >= 0 &&
+            n >= srv->opt.max_idle_connections) {
+            atomic_fetch_sub(&srv->nidle, 1);
+            return -1;
+        }
+        c->parked_idle = 1;
+    }
+    atomic_store_explicit(&c->deadline, deadline, memory_order_relaxed);
+    uint64_t s = atomic_load(&c->state);
+    if (st_kind(s) == TACHY__CONN_OWNED &&
+        atomic_compare_exchange_strong(&c->state, &s, st_make(st_gen(s), TACHY__CONN_PARKED)))
+        return 1; /* c belongs to the park set now: do not touch it */
+    /* An event arrived while we owned it: keep it and read again. */
+    atomic_store(&c->state, st_make(st_gen(s), TACHY__CONN_OWNED));
+    if (c->parked_idle) {
+        c->parked_idle = 0;
+        atomic_fetch_sub(&srv->nidle, 1);
+    }
+    return 0;
+}
+
+/* Takes a free connection struct (lock held). */
+static tachy__conn *conn_alloc(tachy_server *srv) {
+    tachy__conn *c = srv->free_conns;
+    if (c) {
+        srv->free_conns = c->next_free;
+        return c;
+    }
+    if (srv->nslots >= (uint32_t)TACHY__SLOT_CHUNK * TACHY__SLOT_CHUNKS)
+        return NULL;
+    uint32_t chunk = srv->nslots / TACHY__SLOT_CHUNK;
+    if (!srv->slots[chunk]) {
+        tachy__conn *arr = calloc(TACHY__SLOT_CHUNK, sizeof *arr);
+        if (!arr)
+            return NULL;
+        for (uint32_t i = 0; i < TACHY__SLOT_CHUNK; i++) {
+            pthread_mutex_init(&arr[i].lock, NULL);
+            pthread_cond_init(&arr[i].cond, NULL);
+            atomic_init(&arr[i].state, st_make(0, TACHY__CONN_FREE));
+            arr[i].slot = chunk * TACHY__SLOT_CHUNK + i;
+            arr[i].srv = srv;
+            arr[i].fd = -1;
+        }
+        __atomic_store_n(&srv->slots[chunk], arr, __ATOMIC_RELEASE);
+    }
+    return &srv->slots[chunk][srv->nslots++ % TACHY__SLOT_CHUNK];
+}
+
+/* Resets a connection struct for a new socket, keeping its identity (slot, state, sync). */
+static void conn_reset(tachy__conn *c) {
+    memset(&c->fd, 0, sizeof *c - offsetof(tachy__conn, fd));
+    c->fd = -1;
+}
+
+void tachy__pool_close(tachy__conn *c) {
+    tachy_server *srv = c->srv;
+    tachy__conn_cleanup(c);
+    pthread_mutex_lock(&srv->lock);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        srv->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    srv->nconns--;
+    if (c->parked_idle) {
+        c->parked_idle = 0;
+        atomic_fetch_sub(&srv->nidle, 1);
+    }
+    close(c->fd); /* also removes it from the park set */
+    c->fd = -1;
+    /* A new generation: events still in flight for the old socket are ignored. */
+    uint64_t s = atomic_load(&c->state);
+    atomic_store(&c->state, st_make(st_gen(s) + 1, TACHY__CONN_FREE));
+    c->next_free = srv->free_conns;
+    srv->free_conns = c;
+    pthread_cond_broadcast(&srv->cond);
+    pthread_mutex_unlock(&srv->lock);
+}
+
+/* ---- the ready ring ------------------------------------------------------------------ */
+
+static int ready_pop(tachy_server *srv, uint64_t *tok) {
+    if (__atomic_load_n(&srv->ready_count, __ATOMIC_RELAXED) == 0)
+        return 0; /* cheap check first: usually empty when there is no backlog */
+    int got = 0;
+    pthread_mutex_lock(&srv->ready_lock);
+    if (srv->ready_count > 0) {
+        *tok = srv->ready[srv->ready_head];
+        srv->ready_head = (srv->ready_head + 1) % srv->ready_cap;
+        __atomic_store_n(&srv->ready_count, srv->ready_count - 1, __ATOMIC_RELAXED);
+        got = 1;
+    }
+    pthread_mutex_unlock(&srv->ready_lock);
+    return got;
+}
+
+static void ready_push(tachy_server *srv, const struct epoll_event *ev, int n) {
+    pthread_mutex_lock(&srv->ready_lock);
+    for (int i = 0; i < n; i++) {
+        if (ev[i].data.u64 == WAKE_TOKEN || srv->ready_count == srv->ready_cap)
+            continue; /* a full ring cannot happen: batches are sized to its free space */
+        srv->ready[(srv->ready_head + srv->ready_count) % srv->ready_cap] = ev[i].data.u64;
+        __atomic_store_n(&srv->ready_count, srv->ready_count + 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&srv->ready_lock);
+}
+
+static uint32_t ready_space(tachy_server *srv) {
+    return srv->ready_cap - __atomic_load_n(&srv->ready_count, __ATOMIC_RELAXED);
+}
+
+/* ---- threads ------------------------------------------------------------------------- */
+
+static void *worker_main(void *arg);
+
+/* Starts a pool thread (lock held). */
+static int spawn_worker(tachy_server *srv) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (srv->opt.thread_stack_size)
+        pthread_attr_setstacksize(&attr, srv->opt.thread_stack_size);
+    atomic_fetch_add(&srv->refs, 1);
+    pthread_t tid;
+    int rc = pthread_create(&tid, &attr, worker_main, srv);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        atomic_fetch_sub(&srv->refs, 1);
+        tachy__log(srv, TACHY_LOG_ERROR, "cannot start a connection thread: %s", strerror(rc));
+        return TACHY_ESYS;
+    }
+    srv->nthreads++;
+    return 0;
+}
+
+/* Makes sure someone will take events: wakes a spare or starts a thread (lock held). */
+static void ensure_waiter(tachy_server *srv) {
+    if (srv->nspare > 0)
+        pthread_cond_signal(&srv->spare_cond);
+    else
+        spawn_worker(srv);
+}
+
+static void *worker_main(void *arg) {
+    tachy_server *srv = arg;
+    char name[16];
+    static atomic_uint thread_seq;
+    snprintf(name, sizeof name, "tachy-conn-%u", atomic_fetch_add(&thread_seq, 1) + 1);
+    pthread_setname_np(pthread_self(), name);
+    if (srv->opt.on_thread_start)
+        srv->opt.on_thread_start(srv->opt.thread_hook_user, name);
+    long keepalive = srv->opt.thread_keepalive_ms > 0 ? srv->opt.thread_keepalive_ms : 1;
+
+    struct epoll_event evs[BATCH];
+    for (;;) {
+        if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
+            break;
+        uint64_t tok;
+        if (ready_pop(srv, &tok)) {
+            /* An event another thread took in its batch: serve it without a syscall. */
+            atomic_fetch_add_explicit(&srv->progress, 1, memory_order_relaxed);
+            tachy__conn *c = claim(srv, (uint32_t)tok, (uint32_t)(tok >> 32), 1);
+            if (c)
+                tachy__conn_run(c);
+            continue;
+        }
+        if (atomic_load(&srv->nwaiting) >= srv->max_waiters) {
+            /* Enough threads wait for events: be a spare until the watchdog needs us. */
+            pthread_mutex_lock(&srv->lock);
+            int timed_out = 0;
+            if (atomic_load(&srv->state) == TACHY__SRV_STARTED &&
+                atomic_load(&srv->nwaiting) >= srv->max_waiters) {
+                struct timespec ts;
+                deadline_in(&ts, keepalive);
+                srv->nspare++;
+                timed_out = pthread_cond_timedwait(&srv->spare_cond, &srv->lock, &ts) == ETIMEDOUT;
+                srv->nspare--;
+            }
+            pthread_mutex_unlock(&srv->lock);
+            if (timed_out)
+                break;
+            continue;
+        }
+        int max = (int)TACHY__MIN((uint32_t)BATCH, ready_space(srv) + 1);
+        atomic_fetch_add(&srv->nwaiting, 1);
+        int n = epoll_wait(srv->epfd, evs, max, (int)keepalive);
+        int others = atomic_fetch_sub(&srv->nwaiting, 1) - 1;
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            tachy__log(srv, TACHY_LOG_ERROR, "epoll_wait: %s", strerror(errno));
+            break;
+        }
+        if (n == 0) {
+            if (others > 0)
+                break; /* idle for a keep-alive period and not the last waiter: exit */
+            continue;
+        }
+        /* Keep the first event, share the rest through the ready ring. */
+        if (n > 1)
+            ready_push(srv, evs + 1, n - 1);
+        if (evs[0].data.u64 == WAKE_TOKEN)
+            continue; /* stop(): the loop head sees the state */
+        atomic_fetch_add_explicit(&srv->progress, 1, memory_order_relaxed);
+        tachy__conn *c =
+            claim(srv, (uint32_t)evs[0].data.u64, (uint32_t)(evs[0].data.u64 >> 32), 1);
+        if (c)
+            tachy__conn_run(c);
+    }
+
+    if (srv->opt.on_thread_stop)
+        srv->opt.on_thread_stop(srv->opt.thread_hook_user);
+    /* Counted down only now, so stop() returns after every stop hook has run (the JNI
+     * bridge detaches the thread from the JVM there). */
+    pthread_mutex_lock(&srv->lock);
+    srv->nthreads--;
+    pthread_cond_broadcast(&srv->cond);
+    pthread_mutex_unlock(&srv->lock);
+    tachy__server_release(srv);
+    return NULL;
+}
+
+/* ---- accepting ---------------------------------------------------------------------- */
+
+void *tachy__pool_acceptor(void *arg) {
+    tachy_server *srv = arg;
+    pthread_setname_np(pthread_self(), "tachy-accept");
+    const tachy_options *o = &srv->opt;
+    for (;;) {
+        struct sockaddr_storage peer;
+        socklen_t plen = sizeof peer;
+        int fd = accept4(srv->fd, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
+                break;
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                /* Out of descriptors or memory: back off instead of spinning. */
+                tachy__log(srv, TACHY_LOG_WARNING, "accept: %s", strerror(errno));
+                struct timespec ts = {0, 10 * 1000000L};
+                nanosleep(&ts, NULL);
+                continue;
+            }
+            tachy__log(srv, TACHY_LOG_ERROR, "accept: %s", strerror(errno));
+            break;
+        }
+        if (o->nodelay) {
+            int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        }
+        struct timeval tv = {o->idle_interval_ms / 1000, (o->idle_interval_ms % 1000) * 1000};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        if (o->max_rsp_time_ms > 0) {
+            struct timeval sv = {o->max_rsp_time_ms / 1000, (o->max_rsp_time_ms % 1000) * 1000};
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &sv, sizeof sv);
+        }
+
+        pthread_mutex_lock(&srv->lock);
+        if (atomic_load(&srv->state) != TACHY__SRV_STARTED) {
+            pthread_mutex_unlock(&srv->lock);
+            close(fd);
+            break;
+        }
+        if (o->max_connections > 0 && srv->nconns >= o->max_connections) {
+            /* jdk.httpserver.maxConnections: the JDK closes the new connection at once. */
+            pthread_mutex_unlock(&srv->lock);
+            tachy__log(srv, TACHY_LOG_DEBUG, "connection refused: maxConnections reached");
+            close(fd);
+            continue;
+        }
+        tachy__conn *c = conn_alloc(srv);
+        if (!c) {
+            pthread_mutex_unlock(&srv->lock);
+            close(fd);
+            continue;
+        }
+        conn_reset(c);
+        c->fd = fd;
+        memcpy(&c->peer, &peer, plen);
+        c->peer_len = plen;
+        c->local_len = sizeof c->local;
+        getsockname(fd, (struct sockaddr *)&c->local, &c->local_len);
+        long limit = o->max_req_time_ms > 0 ? o->max_req_time_ms : o->idle_interval_ms;
+        atomic_store(&c->deadline, tachy__now_ms() + limit);
+        uint64_t gen = st_gen(atomic_load(&c->state));
+        atomic_store(&c->state, st_make(gen, TACHY__CONN_PARKED));
+        c->next = srv->conns;
+        c->prev = NULL;
+        if (srv->conns)
+            srv->conns->prev = c;
+        srv->conns = c;
+        srv->nconns++;
+        atomic_fetch_add_explicit(&srv->st_connections, 1, memory_order_relaxed);
+        /* Edge-triggered: if the request is already there, ADD reports it at once. */
+        struct epoll_event ev = {EPOLLIN | EPOLLRDHUP | EPOLLET,
+                                 {.u64 = (uint64_t)c->slot | (gen & 0xffffffffu) << 32}};
+        if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+            tachy__log(srv, TACHY_LOG_ERROR, "epoll_ctl: %s", strerror(errno));
+            atomic_store(&c->state, st_make(gen, TACHY__CONN_OWNED));
+            pthread_mutex_unlock(&srv->lock);
+            tachy__pool_close(c);
+            continue;
+        }
+        if (atomic_load(&srv->nwaiting) == 0)
+            ensure_waiter(srv);
+        pthread_mutex_unlock(&srv->lock);
+    }
+    return NULL;
+}
+
+/* ---- the watchdog -------------------------------------------------------------------- */
+
+/* Claims every parked connection that is past its deadline (or every parked one when
+ * all is set) and closes it. Lock held on entry and exit; released while closing. */
+static void sweep(tachy_server *srv, int all) {
+    tachy__conn *victims = NULL;
+    long now = tachy__now_ms();
+    for (tachy__conn *c = srv->conns; c; c = c->next) {
+        uint64_t s = atomic_load(&c->state);
+        if (st_kind(s) != TACHY__CONN_PARKED)
+            continue;
+        if (!all && atomic_load_explicit(&c->deadline, memory_order_relaxed) > now)
+            continue;
+        if (claim(srv, c->slot, (uint32_t)st_gen(s), 0)) {
+            c->next_free = victims; /* reused as a scratch link until closed */
+            victims = c;
+        }
+    }
+    if (!victims)
+        return;
+    pthread_mutex_unlock(&srv->lock);
+    while (victims) {
+        tachy__conn *c = victims;
+        victims = c->next_free;
+        tachy__pool_close(c);
+    }
+    pthread_mutex_lock(&srv->lock);
+}
+
+static void *watchdog_main(void *arg) {
+    tachy_server *srv = arg;
+    pthread_setname_np(pthread_self(), "tachy-watchdog");
+    const tachy_options *o = &srv->opt;
+    long shortest = o->idle_interval_ms;
+    if (o->max_req_time_ms > 0 && o->max_req_time_ms < shortest)
+        shortest = o->max_req_time_ms;
+    long sweep_every = TACHY__MAX(10, TACHY__MIN(1000, shortest / 4));
+    long next_sweep = tachy__now_ms() + sweep_every;
+    uint64_t last_progress = 0;
+    pthread_mutex_lock(&srv->lock);
+    while (atomic_load(&srv->state) == TACHY__SRV_STARTED) {
+        struct timespec ts;
+        deadline_in(&ts, srv->nconns > 0 ? WATCHDOG_TICK_MS : sweep_every);
+        pthread_cond_timedwait(&srv->wd_cond, &srv->lock, &ts);
+        if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
+            break;
+        /* Nobody waits for events and nobody took one for a whole tick: every thread is
+         * busy (or blocked) in a connection. Bring in another so parked connections with
+         * a request waiting are not starved by a slow handler. */
+        uint64_t p = atomic_load_explicit(&srv->progress, memory_order_relaxed);
+        int backlog = __atomic_load_n(&srv->ready_count, __ATOMIC_RELAXED) > 0;
+        if (srv->nconns > 0 && (backlog || atomic_load(&srv->nwaiting) == 0) &&
+            p == last_progress)
+            ensure_waiter(srv);
+        last_progress = p;
+        long now = tachy__now_ms();
+        if (now >= next_sweep) {
+            sweep(srv, 0);
+            next_sweep = now + sweep_every;
+        }
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return NULL;
+}
+
+/* ---- start, stop, free --------------------------------------------------------------- */
+
+int tachy__pool_start(tachy_server *srv) {
+    srv->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (srv->epfd < 0)
+        return TACHY_ESYS;
+    srv->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    struct epoll_event ev = {EPOLLIN, {.u64 = WAKE_TOKEN}}; /* level-triggered: wakes all */
+    if (srv->wakefd < 0 || epoll_ctl(srv->epfd, EPOLL_CTL_ADD, srv->wakefd, &ev) < 0) {
+        if (srv->wakefd >= 0)
+            close(srv->wakefd);
+        close(srv->epfd);
+        srv->epfd = srv->wakefd = -1;
+        return TACHY_ESYS;
+    }
+    cpu_set_t set;
+    srv->max_waiters = 1;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1)
+        srv->max_waiters = CPU_COUNT(&set);
+    srv->ready = calloc(READY_CAP, sizeof *srv->ready);
+    if (!srv->ready)
+        return TACHY_ENOMEM;
+    srv->ready_cap = READY_CAP;
+    pthread_mutex_init(&srv->ready_lock, NULL);
+    pthread_cond_init(&srv->spare_cond, NULL);
+    pthread_cond_init(&srv->wd_cond, NULL);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    int rc = pthread_create(&srv->watchdog, &attr, watchdog_main, srv);
+    pthread_attr_destroy(&attr);
+    if (rc != 0)
+        return TACHY_ESYS;
+    srv->watchdog_started = 1;
+    return 0;
+}
+
+static int count_in_handler(tachy_server *srv) {
+    int n = 0;
+    for (tachy__conn *c = srv->conns; c; c = c->next)
+        n += atomic_load(&c->in_handler) ? 1 : 0;
+    return n;
+}
+
+static void wait_tick(tachy_server *srv, long ms) {
+    struct timespec ts;
+    deadline_in(&ts, ms);
+    pthread_cond_timedwait(&srv->cond, &srv->lock, &ts);
+}
+
+void tachy__pool_stop(tachy_server *srv, int delay_seconds) {
+    if (srv->epfd < 0 && !srv->watchdog_started)
+        return; /* never started */
+    /* Parked connections are idle: close them now. Owned ones close when they next park
+     * (tachy__pool_park refuses once the state is not STARTED). */
+    sweep(srv, 1);
+    long deadline = tachy__now_ms() + (long)delay_seconds * 1000;
+    while (srv->nconns > 0 && tachy__now_ms() < deadline) {
+        wait_tick(srv, 10);
+        sweep(srv, 1);
+    }
+    /* Close everything: threads blocked in socket I/O return at once. A thread inside a
+     * handler that ignores its closed socket is not waited for beyond that ("at most
+     * delay"); it holds a reference on the server, so nothing it uses is freed under it. */
+    for (tachy__conn *c = srv->conns; c; c = c->next)
+        if (atomic_exchange(&c->shut, 1) == 0)
+            shutdown(c->fd, SHUT_RDWR);
+    sweep(srv, 1);
+    while (srv->nconns > count_in_handler(srv)) {
+        wait_tick(srv, 10);
+        sweep(srv, 1);
+    }
+    /* Wake every pool thread (waiters through the eventfd, spares through the condvar) and
+     * the watchdog, and wait for the threads not tied up in handlers. */
+    uint64_t one = 1;
+    if (write(srv->wakefd, &one, sizeof one) < 0)
+        tachy__log(srv, TACHY_LOG_WARNING, "eventfd write: %s", strerror(errno));
+    pthread_cond_broadcast(&srv->spare_cond);
+    pthread_cond_broadcast(&srv->wd_cond);
+    if (srv->watchdog_started) {
+        pthread_mutex_unlock(&srv->lock);
+        pthread_join(srv->watchdog, NULL);
+        pthread_mutex_lock(&srv->lock);
+        srv->watchdog_started = 0;
+    }
+    while (srv->nthreads > count_in_handler(srv)) {
+        pthread_cond_broadcast(&srv->spare_cond);
+        wait_tick(srv, 10);
+    }
+}
+
+void tachy__pool_free(tachy_server *srv) {
+    if (srv->wakefd >= 0)
+        close(srv->wakefd);
+    if (srv->epfd >= 0) {
+        close(srv->epfd);
+        pthread_cond_destroy(&srv->spare_cond);
+        pthread_cond_destroy(&srv->wd_cond);
+    }
+    if (srv->ready) {
+        pthread_mutex_destroy(&srv->ready_lock);
+        free(srv->ready);
+    }
+    for (uint32_t i = 0; i < TACHY__SLOT_CHUNKS && srv->slots[i]; i++) {
+        for (uint32_t j = 0; j < TACHY__SLOT_CHUNK; j++) {
+            pthread_mutex_destroy(&srv->slots[i][j].lock);
+            pthread_cond_destroy(&srv->slots[i][j].cond);
+        }
+        free(srv->slots[i]);
+    }
+}
