@@ -7,12 +7,16 @@
  *   HEAD /      -> the same headers, no body
  *   POST /echo  -> the request body back (fixed-length or chunked in; fixed out when the
  *                  request declared a length, chunked otherwise)
+ *   GET  /ws    -> WebSocket echo: text and binary messages back as they came, up to the
+ *                  default 16 MiB limit; permessage-deflate when the client offers it
  *
  * Prints "listening on http://ADDR:PORT/" once the server accepts connections, and stops
  * cleanly on SIGINT/SIGTERM.
  */
 #include <tachy/tachy.h>
+#include <tachy/ws.h>
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,11 +71,28 @@ static int echo(tachy_exchange *ex, void *user) {
     return rc < 0 ? rc : 0;
 }
 
-static volatile sig_atomic_t stop_requested;
-static void on_signal(int sig) {
-    (void)sig;
-    stop_requested = 1;
+/* ---- GET /ws: WebSocket echo ---------------------------------------------------------- */
+
+static void ws_echo_message(tachy_ws *ws, int type, const void *data, size_t len, int last,
+                            void *user) {
+    (void)last;
+    (void)user;
+    if (type == TACHY_WS_TEXT)
+        tachy_ws_send_text(ws, data, len);
+    else
+        tachy_ws_send_binary(ws, data, len);
 }
+
+static int ws_echo(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_ws_options opt;
+    tachy_ws_options_init(&opt);
+    opt.cb.on_message = ws_echo_message;
+    int rc = tachy_ws_serve(ex, &opt); /* handshake, then echo until closed */
+    return rc == TACHY_EPROTO ? 0 : rc;  /* EPROTO: refused, the 4xx was sent */
+}
+
+/* ---------------------------------------------------------------------------------------- */
 
 static void usage(void) { fprintf(stderr, "usage: tachy-hello [-p PORT] [-b ADDR]\n"); }
 
@@ -92,11 +113,13 @@ int main(int argc, char **argv) {
             return opt == 'h' ? 0 : 2;
         }
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    /* Block the stop signals before any server thread exists (threads inherit the mask),
+     * then wait for them synchronously: no handler races with the server's threads. */
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
     signal(SIGPIPE, SIG_IGN);
 
     tachy_server *srv;
@@ -108,6 +131,7 @@ int main(int argc, char **argv) {
     }
     tachy_server_create_context(srv, "/", hello, NULL, NULL);
     tachy_server_create_context(srv, "/echo", echo, NULL, NULL);
+    tachy_server_create_context(srv, "/ws", ws_echo, NULL, NULL);
     rc = tachy_server_start(srv);
     if (rc < 0) {
         fprintf(stderr, "tachy-hello: %s\n", tachy_strerror(rc));
@@ -120,8 +144,8 @@ int main(int argc, char **argv) {
     printf(strchr(host, ':') ? "listening on http://[%s]:%d/\n" : "listening on http://%s:%d/\n",
            host, real_port);
     fflush(stdout);
-    while (!stop_requested)
-        pause();
+    int sig;
+    sigwait(&stop_signals, &sig);
     tachy_server_stop(srv, 1);
     tachy_server_destroy(srv);
     return 0;

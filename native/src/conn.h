@@ -61,6 +61,8 @@ struct tachy_exchange {
     int http10;
     int is_head;
     tachy_headers *req_headers;
+    const tachy__header_ref *lazy; /* parsed fields not yet in req_headers (see begin) */
+    size_t nlazy;
     tachy__framing framing;
     int64_t body_left;        /* fixed-length body bytes not yet read */
     tachy__chunked chunked;

@@ -85,20 +85,33 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
     }
     b->len += (size_t)dl;
     b->data[b->len++] = '\0';
+    /* The header fields are copied raw, in one piece; the headers object is filled from
+     * them only if someone asks for it (most handlers never look at request headers). */
+    size_t oh = b->len;
+    const char *hbase = NULL;
+    if (req->num_headers > 0) {
+        const tachy__header_ref *last = &req->headers[req->num_headers - 1];
+        hbase = req->headers[0].name.base;
+        size_t hlen = (size_t)(last->value.base + last->value.len - hbase);
+        if (tachy__buf_append(b, hbase, hlen) < 0)
+            return TACHY_ENOMEM;
+    }
+    /* Every append is done: pointers into the store are stable from here on. */
     ex->method = b->data + om;
     ex->uri = b->data + ou;
     ex->protocol = b->data + ov;
     ex->query = oq >= 0 ? b->data + oq : NULL;
     ex->path = b->data + op;
+    ex->lazy = c->refs;
+    ex->nlazy = req->num_headers;
+    for (size_t i = 0; i < req->num_headers; i++) {
+        tachy__header_ref *h = &c->refs[i];
+        h->name.base = b->data + oh + (h->name.base - hbase);
+        h->value.base = b->data + oh + (h->value.base - hbase);
+    }
 
     ex->http10 = req->minor_version == 0;
     ex->is_head = req->method.len == 4 && memcmp(req->method.base, "HEAD", 4) == 0;
-    for (size_t i = 0; i < req->num_headers; i++) {
-        const tachy__header_ref *h = &req->headers[i];
-        if (tachy__headers_add_trusted(ex->req_headers, h->name.base, h->name.len,
-                                       h->value.base, h->value.len) < 0)
-            return TACHY_ENOMEM;
-    }
     ex->framing = *fr;
     ex->body_left = fr->chunked ? -1 : (fr->content_length > 0 ? fr->content_length : 0);
     ex->body_eof = !fr->chunked && ex->body_left == 0;
@@ -197,7 +210,19 @@ TACHY_API const char *tachy_exchange_protocol(const tachy_exchange *ex) {
     return ex ? ex->protocol : NULL;
 }
 TACHY_API tachy_headers *tachy_exchange_request_headers(tachy_exchange *ex) {
-    return ex ? ex->req_headers : NULL;
+    if (!ex)
+        return NULL;
+    if (ex->nlazy) {
+        /* First look at the request headers: build them from the parsed fields. */
+        for (size_t i = 0; i < ex->nlazy; i++) {
+            const tachy__header_ref *h = &ex->lazy[i];
+            if (tachy__headers_add_trusted(ex->req_headers, h->name.base, h->name.len,
+                                           h->value.base, h->value.len) < 0)
+                break; /* out of memory: what was added is what the handler gets */
+        }
+        ex->nlazy = 0;
+    }
+    return ex->req_headers;
 }
 TACHY_API tachy_headers *tachy_exchange_response_headers(tachy_exchange *ex) {
     return ex ? ex->rsp_headers : NULL;
@@ -389,6 +414,19 @@ TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
 
 /* ---- response ----------------------------------------------------------------------- */
 
+/* Decimal digits of v into out (NUL-terminated); out has room for 21 bytes. */
+static void format_u64(char *out, uint64_t v) {
+    char tmp[21];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    out[n] = '\0';
+}
+
 /* The JDK's reason phrases (sun.net.httpserver.Code): codes outside its table get an
  * empty phrase, giving the JDK's "HTTP/1.1 207 " with a trailing space. */
 static const char *reason_phrase(int code) {
@@ -444,8 +482,7 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
         return TACHY_EINVAL;
     tachy__conn *c = ex->conn;
     tachy_headers *h = ex->rsp_headers;
-    if (tachy__headers_validate(h) < 0)
-        return TACHY_EBADHEADER;
+    /* No CR/LF check here: the headers API refuses them when they are added. */
 
     char date[TACHY__DATE_LEN + 1];
     tachy__date_now(date);
@@ -478,7 +515,7 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
     } else {
         char num[24];
         mode = len == -1 ? TACHY__RSP_EMPTY : TACHY__RSP_FIXED;
-        snprintf(num, sizeof num, "%lld", (long long)(len == -1 ? 0 : len));
+        format_u64(num, (uint64_t)(len == -1 ? 0 : len));
         if (!no_length_header && tachy_headers_set(h, "Content-length", num) < 0)
             return TACHY_ENOMEM;
     }
@@ -490,10 +527,19 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
     /* Status line and headers into the write buffer. */
     tachy__buf *w = &c->wbuf;
     const char *phrase = reason_phrase(code);
-    char line[64];
-    int ll = snprintf(line, sizeof line, "HTTP/1.1 %d %s\r\n", code, phrase);
-    if (tachy__buf_append(w, line, (size_t)ll) < 0)
+    size_t pl = strlen(phrase);
+    if (tachy__buf_reserve(w, 15 + pl) < 0)
         return fail(ex, TACHY_ENOMEM);
+    char *line = w->data + w->len;
+    memcpy(line, "HTTP/1.1 ", 9);
+    line[9] = (char)('0' + code / 100);
+    line[10] = (char)('0' + code / 10 % 10);
+    line[11] = (char)('0' + code % 10);
+    line[12] = ' ';
+    memcpy(line + 13, phrase, pl);
+    line[13 + pl] = '\r';
+    line[14 + pl] = '\n';
+    w->len += 15 + pl;
     size_t cur = 0;
     const char *name, *value;
     while (tachy_headers_next(h, &cur, &name, &value)) {
