@@ -5,6 +5,7 @@
 #   3. the threaded socket tests under ThreadSanitizer
 #   4. the C tests under valgrind (no leaks, no invalid accesses)
 #   5. load smoke test: tachy-hello under curl, wrk and h2load --h1 -m 16, zero errors
+#   6. tachy-fileserver against the JDK's jwebserver, same requests, same answers
 # Installs what is missing (Debian 12) first. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +52,17 @@ done
 
 step "tachy-hello under curl, wrk and h2load"
 scripts/smoke.sh build/release/examples/tachy-hello
+
+step "tachy-fileserver side by side with the JDK's jwebserver"
+JWEB=$(command -v jwebserver || true)
+for j in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-21-openjdk-amd64; do
+    [ -z "$JWEB" ] && [ -x "$j/bin/jwebserver" ] && JWEB=$j/bin/jwebserver
+done
+if [ -n "$JWEB" ]; then
+    JWEBSERVER=$JWEB python3 tests/fileserver_vs_jwebserver.py build/release/examples/tachy-fileserver
+else
+    echo "skipped: no jwebserver (JDK 18+) on this machine"
+fi
 
 echo
 echo "all suites passed"

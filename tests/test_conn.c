@@ -232,6 +232,7 @@ static void test_strict_parsing(void **state) {
     REJECT("GET / HTTP/1.1\r\nX: a\0b\r\n\r\n", 400);
     REJECT("POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501);
     REJECT("GET / HTTP/2.0\r\n\r\n", 505);
+    REJECT("GET /a.txt%00.jpg HTTP/1.1\r\n\r\n", 400);
 }
 
 static void test_bad_chunk_size_closes(void **state) {

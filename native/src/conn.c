@@ -326,7 +326,10 @@ void tachy__conn_run(tachy__conn *c) {
         int rc = tachy__exchange_begin(&c->ex, c, &req, &fr);
         tachy__buf_consume(&c->rbuf, (size_t)r);
         if (rc < 0) {
-            tachy__conn_reject(c, 500, "Out of memory");
+            if (rc == TACHY_EPROTO)
+                tachy__conn_reject(c, 400, "Bad request URI");
+            else
+                tachy__conn_reject(c, 500, "Out of memory");
             graceful = 1;
             goto close;
         }

@@ -127,6 +127,15 @@ struct tachy__conn {
     tachy_exchange ex;        /* reused for every request on this connection */
 };
 
+/* A pool thread's record: joined once it has exited, so no thread outlives stop() unseen. */
+typedef struct tachy__thread {
+    tachy_server *srv;
+    pthread_t tid;
+    int done;                 /* exited (under srv->lock) */
+    int detached;             /* left running in a handler past stop(): not joined */
+    struct tachy__thread *next;
+} tachy__thread;
+
 #define TACHY__SLOT_CHUNK 256    /* connections per slot-table chunk */
 #define TACHY__SLOT_CHUNKS 16384 /* chunks: up to 4M connections */
 
@@ -156,6 +165,7 @@ struct tachy_server {
     atomic_int nidle;         /* parked between requests */
     /* threads (pool.c) */
     int nthreads;             /* live pool threads (under lock) */
+    tachy__thread *threads;   /* records of pool threads not yet joined */
     int nspare;               /* threads parked on spare_cond */
     int max_waiters;          /* threads allowed in epoll_wait at once (= usable CPUs) */
     atomic_int nwaiting;      /* threads in (or entering) epoll_wait */

@@ -82,6 +82,10 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
         dl = tachy__percent_decode(t + ps, plen, b->data + b->len, plen + 1);
         if (dl < 0)
             return TACHY_ENOMEM;
+        /* "%00" would cut the C string short and let "/a.txt%00.jpg" pass for "/a.txt":
+         * refused (a deliberate difference from the JDK, which keeps the NUL). */
+        if (memchr(b->data + b->len, '\0', (size_t)dl))
+            return TACHY_EPROTO;
     }
     b->len += (size_t)dl;
     b->data[b->len++] = '\0';

@@ -228,22 +228,41 @@ static void *worker_main(void *arg);
 
 /* Starts a pool thread (lock held). */
 static int spawn_worker(tachy_server *srv) {
+    tachy__thread *t = calloc(1, sizeof *t);
+    if (!t)
+        return TACHY_ENOMEM;
+    t->srv = srv;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     if (srv->opt.thread_stack_size)
         pthread_attr_setstacksize(&attr, srv->opt.thread_stack_size);
     atomic_fetch_add(&srv->refs, 1);
-    pthread_t tid;
-    int rc = pthread_create(&tid, &attr, worker_main, srv);
+    int rc = pthread_create(&t->tid, &attr, worker_main, t);
     pthread_attr_destroy(&attr);
     if (rc != 0) {
         atomic_fetch_sub(&srv->refs, 1);
+        free(t);
         tachy__log(srv, TACHY_LOG_ERROR, "cannot start a connection thread: %s", strerror(rc));
         return TACHY_ESYS;
     }
+    t->next = srv->threads;
+    srv->threads = t;
     srv->nthreads++;
     return 0;
+}
+
+/* Joins pool threads that have exited (lock held; they no longer need it). */
+static void reap(tachy_server *srv) {
+    for (tachy__thread **pp = &srv->threads; *pp;) {
+        tachy__thread *t = *pp;
+        if (t->done && !t->detached) {
+            pthread_join(t->tid, NULL);
+            *pp = t->next;
+            free(t);
+        } else {
+            pp = &t->next;
+        }
+    }
 }
 
 /* Makes sure someone will take events: wakes a spare or starts a thread (lock held). */
@@ -255,7 +274,8 @@ static void ensure_waiter(tachy_server *srv) {
 }
 
 static void *worker_main(void *arg) {
-    tachy_server *srv = arg;
+    tachy__thread *self = arg;
+    tachy_server *srv = self->srv;
     char name[16];
     static atomic_uint thread_seq;
     snprintf(name, sizeof name, "tachy-conn-%u", atomic_fetch_add(&thread_seq, 1) + 1);
@@ -327,6 +347,7 @@ static void *worker_main(void *arg) {
      * bridge detaches the thread from the JVM there). */
     pthread_mutex_lock(&srv->lock);
     srv->nthreads--;
+    self->done = 1; /* the record is joined and freed by reap() or pool_free */
     pthread_cond_broadcast(&srv->cond);
     pthread_mutex_unlock(&srv->lock);
     tachy__server_release(srv);
@@ -480,6 +501,7 @@ static void *watchdog_main(void *arg) {
         long now = tachy__now_ms();
         if (now >= next_sweep) {
             sweep(srv, 0);
+            reap(srv);
             next_sweep = now + sweep_every;
         }
     }
@@ -576,9 +598,23 @@ void tachy__pool_stop(tachy_server *srv, int delay_seconds) {
         pthread_cond_broadcast(&srv->spare_cond);
         wait_tick(srv, 10);
     }
+    /* Join every thread that has exited; the few still inside handlers are detached
+     * (each holds a server reference, so the server outlives them). */
+    reap(srv);
+    for (tachy__thread *t = srv->threads; t; t = t->next) {
+        if (!t->done && !t->detached) {
+            pthread_detach(t->tid);
+            t->detached = 1;
+        }
+    }
 }
 
 void tachy__pool_free(tachy_server *srv) {
+    while (srv->threads) {
+        tachy__thread *t = srv->threads;
+        srv->threads = t->next;
+        free(t);
+    }
     if (srv->wakefd >= 0)
         close(srv->wakefd);
     if (srv->epfd >= 0) {

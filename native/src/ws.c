@@ -11,6 +11,7 @@
 #include "ws_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,7 +26,7 @@
 #define READ_STEP 4096       /* minimum read size                                       */
 #define KEEP_BUF (64 * 1024) /* buffers larger than this are freed after use            */
 #define MAX_HDR_VALUES 16    /* Sec-WebSocket-Extensions / -Protocol header lines read  */
-#define POLL_SLICE_MS 1000   /* the reader re-checks close/ping state at least this often */
+#define MIN_SLICE_MS 250     /* shortest periodic wake-up of an idle reader (see below)  */
 
 /* ======================================================================================
  * UTF-8 (RFC 3629): a byte-at-a-time automaton with an ASCII fast path.
@@ -1027,11 +1028,20 @@ static void handle_frame(reader *r, const tachy__ws_frame *f, uint8_t *payload) 
     }
 }
 
-/* Timers: close wait, ping, idle. Returns the read timeout to use. */
+/*
+ * Timers: close wait, ping, idle. Returns the read timeout to use (-1 = none).
+ * A close sent by another thread cannot wake the reader blocked in read, so while close
+ * timeouts are on, the reader looks at the close state every max(close_timeout_ms, 250) ms:
+ * a peer that never answers such a close is cut off within about twice close_timeout_ms,
+ * and an idle socket costs one wake-up per period, not one per second.
+ */
 static int check_timers(reader *r) {
     tachy_ws *ws = r->ws;
     long long now = now_ms();
-    long long next = now + POLL_SLICE_MS;
+    long long next = LLONG_MAX;
+    if (ws->opt.close_timeout_ms >= 0)
+        next = now + (ws->opt.close_timeout_ms > MIN_SLICE_MS ? ws->opt.close_timeout_ms
+                                                              : MIN_SLICE_MS);
     if (!r->closing) {
         pthread_mutex_lock(&ws->lock);
         int cs = ws->close_sent;
@@ -1050,7 +1060,7 @@ static int check_timers(reader *r) {
         }
         if (end >= 0 && end < next)
             next = end;
-        return (int)(next - now);
+        return next == LLONG_MAX ? -1 : (int)TACHY__MIN(next - now, 0x7fffffffLL);
     }
     if (ws->opt.idle_timeout_ms >= 0) {
         long long end = r->last_rx + ws->opt.idle_timeout_ms;
@@ -1082,13 +1092,15 @@ static int check_timers(reader *r) {
                     stamp[i] = (uint8_t)((unsigned long long)now >> (56 - 8 * i));
                 tachy_ws_ping(ws, stamp, sizeof stamp);
                 r->ping_sent_at = now;
-                due = now + (ws->opt.ping_timeout_ms < 0 ? POLL_SLICE_MS : ws->opt.ping_timeout_ms);
+                due = now + (ws->opt.ping_timeout_ms < 0 ? MIN_SLICE_MS : ws->opt.ping_timeout_ms);
             }
             if (due < next)
                 next = due;
         }
     }
-    return next > now ? (int)(next - now) : 0;
+    if (next == LLONG_MAX)
+        return -1;
+    return next > now ? (int)TACHY__MIN(next - now, 0x7fffffffLL) : 0;
 }
 
 static void run(reader *r) {
