@@ -5,7 +5,8 @@
 #   3. the threaded socket tests under ThreadSanitizer
 #   4. the C tests under valgrind (no leaks, no invalid accesses)
 #   5. load smoke test: tachy-hello under curl, wrk and h2load --h1 -m 16, zero errors
-#   6. tachy-fileserver against the JDK's jwebserver, same requests, same answers
+#   6. install check: pkg-config and find_package(tachy) users build and run
+#   7. tachy-fileserver against the JDK's jwebserver, same requests, same answers
 # Installs what is missing (Debian 12) first. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,6 +50,9 @@ for t in build/release/tests/test_*; do
     fi
 done
 [ "$fails" -eq 0 ]
+
+step "install, then build a C program against the installed tachy"
+scripts/check-install.sh build/release
 
 step "tachy-hello under curl, wrk and h2load"
 scripts/smoke.sh build/release/examples/tachy-hello

@@ -413,6 +413,82 @@ static void test_max_connections(void **state) {
     ts_stop(s);
 }
 
+static int noread(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_exchange_send_response_headers(ex, 200, 2);
+    tachy_exchange_write(ex, "ok", 2);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static void test_drain_amount_option(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.drain_amount = 100;
+    tachy_server *s = ts_server(&o);
+    tachy_server_create_context(s, "/", noread, NULL, NULL);
+    int p = ts_start(s);
+    char body[1000];
+    memset(body, 'b', sizeof body);
+    /* 50 unread bytes: drained, the connection is reused */
+    int fd = ts_connect(p);
+    ts_send(fd, "POST / HTTP/1.1\r\nContent-Length: 50\r\n\r\n", -1);
+    ts_send(fd, body, 50);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_response_free(&r);
+    ts_send(fd, "GET / HTTP/1.1\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "ok");
+    ts_response_free(&r);
+    ts_close(fd);
+    /* 1000 unread bytes: more than drainAmount, the connection closes after the response */
+    fd = ts_connect(p);
+    ts_send(fd, "POST / HTTP/1.1\r\nContent-Length: 1000\r\n\r\n", -1);
+    ts_send(fd, body, sizeof body);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "ok");
+    ts_response_free(&r);
+    assert_true(ts_wait_eof(fd, 2000));
+    ts_close(fd);
+    ts_stop(s);
+}
+
+static int huge(tachy_exchange *ex, void *user) {
+    (void)user;
+    static char block[1 << 16];
+    int64_t total = (int64_t)256 << 20;
+    tachy_exchange_send_response_headers(ex, 200, total);
+    for (int64_t sent = 0; sent < total; sent += (int64_t)sizeof block)
+        if (tachy_exchange_write(ex, block, sizeof block) < 0)
+            break; /* the send timed out: the connection is being closed */
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static void test_max_rsp_time_cuts_off_a_client_that_does_not_read(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.max_rsp_time_ms = 300;
+    tachy_server *s = ts_server(&o);
+    tachy_server_create_context(s, "/", huge, NULL, NULL);
+    int p = ts_start(s);
+    int fd = ts_connect(p);
+    ts_send(fd, "GET / HTTP/1.1\r\n\r\n", -1);
+    long t0 = ts_now_ms();
+    ts_sleep_ms(1500); /* do not read: the server's send blocks, then times out */
+    size_t len = 0;
+    int eof = 0;
+    free(ts_read_raw(fd, 3000, &len, &eof));
+    assert_true(eof);                          /* the server gave up and closed */
+    assert_true(len < ((size_t)256 << 20));    /* long before the whole response */
+    assert_true(ts_now_ms() - t0 < 8000);
+    ts_close(fd);
+    ts_stop(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keep_alive_reuses_connection),
@@ -431,6 +507,8 @@ int main(void) {
         cmocka_unit_test(test_slow_client_cut_off),
         cmocka_unit_test(test_max_idle_connections),
         cmocka_unit_test(test_max_connections),
+        cmocka_unit_test(test_drain_amount_option),
+        cmocka_unit_test(test_max_rsp_time_cuts_off_a_client_that_does_not_read),
     };
     return cmocka_run_group_tests_name("conn", tests, setup, teardown);
 }
