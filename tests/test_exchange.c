@@ -151,6 +151,20 @@ static int getters(tachy_exchange *ex, void *user) {
     return 0;
 }
 
+/* Sets its own Date and Content-length, then answers with the framing in the query. */
+static int own_headers(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_headers *h = tachy_exchange_response_headers(ex);
+    tachy_headers_set(h, "Date", "bogus");
+    tachy_headers_set(h, "Content-Length", "7");
+    long long len = atoll(tachy_exchange_request_query(ex));
+    tachy_exchange_send_response_headers(ex, 200, len);
+    if (len > 0)
+        tachy_exchange_write(ex, "abc", 3);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
 static tachy_server *srv;
 static int port;
 static int bad_seen[2];
@@ -168,6 +182,7 @@ static int setup(void **state) {
     tachy_server_create_context(srv, "/badheader", badheader, bad_seen, NULL);
     tachy_server_create_context(srv, "/upgrade", stream_upgrade, NULL, NULL);
     tachy_server_create_context(srv, "/get", getters, NULL, NULL);
+    tachy_server_create_context(srv, "/own", own_headers, NULL, NULL);
     port = ts_start(srv);
     return 0;
 }
@@ -479,6 +494,27 @@ static void test_request_getters(void **state) {
     ts_close(fd);
 }
 
+static void test_framing_headers_replace_the_handlers_like_the_jdk(void **state) {
+    (void)state;
+    /* Fixed length: tachy's Content-length replaces the handler's; Date is always ours. */
+    int fd = ts_connect(port);
+    ts_send(fd, "GET /own?3 HTTP/1.1\r\n\r\n", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "abc");
+    assert_null(strstr(r.head, "bogus"));
+    assert_null(strstr(r.head, ": 7\r\n"));
+    ts_response_free(&r);
+    /* HEAD: the JDK sets no length, so the handler's stays (SimpleFileServer relies on it) */
+    ts_send(fd, "HEAD /own?-1 HTTP/1.1\r\n\r\n", -1);
+    size_t len;
+    char *raw = ts_read_raw(fd, 300, &len, NULL);
+    assert_non_null(strstr(raw, "\r\nContent-length: 7\r\n"));
+    assert_null(strstr(raw, "bogus"));
+    free(raw);
+    ts_close(fd);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_length),
@@ -500,6 +536,7 @@ int main(void) {
         cmocka_unit_test(test_crlf_in_response_header_refused),
         cmocka_unit_test(test_upgrade_takes_over_stream),
         cmocka_unit_test(test_request_getters),
+        cmocka_unit_test(test_framing_headers_replace_the_handlers_like_the_jdk),
     };
     return cmocka_run_group_tests_name("exchange", tests, setup, teardown);
 }

@@ -488,10 +488,6 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
     tachy_headers *h = ex->rsp_headers;
     /* No CR/LF check here: the headers API refuses them when they are added. */
 
-    char date[TACHY__DATE_LEN + 1];
-    tachy__date_now(date);
-    if (tachy_headers_set(h, "Date", date) < 0)
-        return TACHY_ENOMEM;
     int no_length_header = 0;
     if ((code >= 100 && code < 200) || code == 204 || code == 304) {
         if (len != -1)
@@ -500,6 +496,10 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
         len = -1;
         no_length_header = code != 304;
     }
+    /* The framing header tachy writes itself (the JDK sets it, replacing any the handler
+     * set): none, "Transfer-encoding: chunked" or "Content-length: N". */
+    char framing[48] = {0};
+    size_t framing_len = 0;
     int mode;
     if (ex->is_head || code == 304) {
         if (len >= 0)
@@ -513,26 +513,26 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
             c->close_after = 1;
         } else {
             mode = TACHY__RSP_CHUNKED;
-            if (tachy_headers_set(h, "Transfer-encoding", "chunked") < 0)
-                return TACHY_ENOMEM;
+            memcpy(framing, "Transfer-encoding: chunked\r\n", 28);
+            framing_len = 28;
         }
     } else {
-        char num[24];
         mode = len == -1 ? TACHY__RSP_EMPTY : TACHY__RSP_FIXED;
-        format_u64(num, (uint64_t)(len == -1 ? 0 : len));
-        if (!no_length_header && tachy_headers_set(h, "Content-length", num) < 0)
-            return TACHY_ENOMEM;
+        if (!no_length_header) {
+            memcpy(framing, "Content-length: ", 16);
+            format_u64(framing + 16, (uint64_t)(len == -1 ? 0 : len));
+            framing_len = strlen(framing);
+            framing[framing_len++] = '\r';
+            framing[framing_len++] = '\n';
+        }
     }
-    /* A handler that answers "Connection: close" gets it honoured. */
-    const char *conn_hdr = tachy_headers_first(h, "Connection");
-    if (conn_hdr && strcasecmp(conn_hdr, "close") == 0)
-        c->close_after = 1;
 
-    /* Status line and headers into the write buffer. */
+    /* Status line, Date (always, from the per-thread cache), the handler's headers except
+     * the ones tachy owns, the framing header, the empty line. */
     tachy__buf *w = &c->wbuf;
     const char *phrase = reason_phrase(code);
     size_t pl = strlen(phrase);
-    if (tachy__buf_reserve(w, 15 + pl) < 0)
+    if (tachy__buf_reserve(w, 15 + pl + 8 + TACHY__DATE_LEN) < 0)
         return fail(ex, TACHY_ENOMEM);
     char *line = w->data + w->len;
     memcpy(line, "HTTP/1.1 ", 9);
@@ -543,11 +543,27 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
     memcpy(line + 13, phrase, pl);
     line[13 + pl] = '\r';
     line[14 + pl] = '\n';
-    w->len += 15 + pl;
+    char *d = line + 15 + pl;
+    memcpy(d, "Date: ", 6);
+    char date[TACHY__DATE_LEN + 1];
+    tachy__date_now(date);
+    memcpy(d + 6, date, TACHY__DATE_LEN);
+    d[6 + TACHY__DATE_LEN] = '\r';
+    d[7 + TACHY__DATE_LEN] = '\n';
+    w->len += 15 + pl + 8 + TACHY__DATE_LEN;
     size_t cur = 0;
     const char *name, *value;
     while (tachy_headers_next(h, &cur, &name, &value)) {
         size_t nl = strlen(name), vl = strlen(value);
+        /* Names are normalised ("Content-length"), so exact comparisons suffice. Like the
+         * JDK's set(), ours replaces the handler's header only when we write one. */
+        if ((nl == 4 && memcmp(name, "Date", 4) == 0) ||
+            (nl == 14 && framing[0] == 'C' && memcmp(name, "Content-length", 14) == 0) ||
+            (nl == 17 && framing[0] == 'T' && memcmp(name, "Transfer-encoding", 17) == 0))
+            continue;
+        /* A handler that answers "Connection: close" gets it honoured. */
+        if (nl == 10 && memcmp(name, "Connection", 10) == 0 && strcasecmp(value, "close") == 0)
+            c->close_after = 1;
         if (tachy__buf_reserve(w, nl + vl + 4) < 0)
             return fail(ex, TACHY_ENOMEM);
         char *p = w->data + w->len;
@@ -559,6 +575,8 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
         p[nl + 3 + vl] = '\n';
         w->len += nl + vl + 4;
     }
+    if (framing_len && tachy__buf_append(w, framing, framing_len) < 0)
+        return fail(ex, TACHY_ENOMEM);
     if (tachy__buf_append(w, "\r\n", 2) < 0)
         return fail(ex, TACHY_ENOMEM);
     ex->rsp_code = code;

@@ -14,7 +14,9 @@ typedef struct sha1_ctx {
     size_t used; /* bytes in block */
 } sha1_ctx;
 
-static uint32_t rol(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
+static uint32_t rol(uint32_t x, int n) {
+    return (x << n) | (x >> (32 - n));
+}
 
 static void sha1_block(uint32_t h[5], const uint8_t *p) {
     uint32_t w[80];

@@ -22,11 +22,12 @@
 #include <tachy/ws.h>
 
 #define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-#define SMALL_FRAME 4096     /* frames up to this are written with one copy, one write  */
-#define READ_STEP 4096       /* minimum read size                                       */
-#define KEEP_BUF (64 * 1024) /* buffers larger than this are freed after use            */
-#define MAX_HDR_VALUES 16    /* Sec-WebSocket-Extensions / -Protocol header lines read  */
-#define MIN_SLICE_MS 250     /* shortest periodic wake-up of an idle reader (see below)  */
+#define SMALL_FRAME 4096      /* frames up to this are written with one copy, one write */
+#define READ_MAX (256 * 1024) /* most room reserved ahead of a frame's arriving bytes */
+#define READ_STEP 4096        /* minimum read size */
+#define KEEP_BUF (64 * 1024)  /* buffers larger than this are freed after use */
+#define MAX_HDR_VALUES 16     /* Sec-WebSocket-Extensions / -Protocol header lines read */
+#define MIN_SLICE_MS 250      /* shortest periodic wake-up of an idle reader (see below) */
 
 /* ======================================================================================
  * UTF-8 (RFC 3629): a byte-at-a-time automaton with an ASCII fast path.
@@ -57,12 +58,12 @@ int tachy__utf8_feed(tachy__utf8 *u, const uint8_t *p, size_t n) {
                 hi = 0xBF;
             } else if (c < 0xF0) {
                 need = 2;
-                lo = c == 0xE0 ? 0xA0 : 0x80; /* E0 80..9F would be overlong  */
+                lo = c == 0xE0 ? 0xA0 : 0x80; /* E0 80..9F would be overlong */
                 hi = c == 0xED ? 0x9F : 0xBF; /* ED A0..BF are UTF-16 surrogates */
             } else if (c < 0xF5) {
                 need = 3;
-                lo = c == 0xF0 ? 0x90 : 0x80; /* F0 80..8F would be overlong  */
-                hi = c == 0xF4 ? 0x8F : 0xBF; /* F4 90.. is above U+10FFFF    */
+                lo = c == 0xF0 ? 0x90 : 0x80; /* F0 80..8F would be overlong */
+                hi = c == 0xF4 ? 0x8F : 0xBF; /* F4 90.. is above U+10FFFF */
             } else {
                 return -1;
             }
@@ -243,7 +244,9 @@ void tachy__ws_accept_key(const char *key, size_t key_len, char out[29]) {
     out[n] = '\0';
 }
 
-static int is_ows(char c) { return c == ' ' || c == '\t'; }
+static int is_ows(char c) {
+    return c == ' ' || c == '\t';
+}
 
 static int list_has(const char *value, const char *token, int icase) {
     if (!value)
@@ -262,16 +265,17 @@ static int list_has(const char *value, const char *token, int icase) {
         while (end > start && is_ows(end[-1]))
             end--;
         size_t n = (size_t)(end - start);
-        if (n == tlen &&
-            (icase ? strncasecmp(start, token, n) == 0 : memcmp(start, token, n) == 0))
+        if (n == tlen && (icase ? strncasecmp(start, token, n) == 0 : memcmp(start, token, n) == 0))
             return 1;
     }
 }
 
-int tachy__ws_has_token(const char *value, const char *token) { return list_has(value, token, 1); }
+int tachy__ws_has_token(const char *value, const char *token) {
+    return list_has(value, token, 1);
+}
 
-int tachy__ws_select_subprotocol(const char *const *values, size_t n,
-                                 const char *const *supported, size_t ns) {
+int tachy__ws_select_subprotocol(const char *const *values, size_t n, const char *const *supported,
+                                 size_t ns) {
     for (size_t i = 0; i < ns; i++)
         for (size_t j = 0; j < n; j++)
             if (supported[i] && list_has(values[j], supported[i], 0))
@@ -336,8 +340,8 @@ static int parse_bits(const char *v) {
 typedef struct pmd_offer {
     int ok;
     int snct, cnct;
-    int smwb;  /* 0 = absent, else 8..15 */
-    int cmwb;  /* 0 = absent, -1 = present without value, else 8..15 */
+    int smwb; /* 0 = absent, else 8..15 */
+    int cmwb; /* 0 = absent, -1 = present without value, else 8..15 */
 } pmd_offer;
 
 /*
@@ -441,12 +445,12 @@ int tachy__ws_pmd_negotiate(const char *const *values, size_t n, const tachy__ws
             out->client_no_context_takeover = cfg->client_no_context_takeover;
             out->server_max_window_bits = bits;
             out->client_max_window_bits = 15;
-            int len = snprintf(resp, cap, "permessage-deflate%s%s", 
-                               out->server_no_context_takeover ? "; server_no_context_takeover" : "",
-                               out->client_no_context_takeover ? "; client_no_context_takeover" : "");
+            int len =
+                snprintf(resp, cap, "permessage-deflate%s%s",
+                         out->server_no_context_takeover ? "; server_no_context_takeover" : "",
+                         out->client_no_context_takeover ? "; client_no_context_takeover" : "");
             if (len >= 0 && (size_t)len < cap && (o.smwb || bits < 15))
-                len += snprintf(resp + len, cap - (size_t)len, "; server_max_window_bits=%d",
-                                bits);
+                len += snprintf(resp + len, cap - (size_t)len, "; server_max_window_bits=%d", bits);
             if (len < 0 || (size_t)len >= cap) {
                 resp[0] = '\0';
                 out->enabled = 0;
@@ -464,8 +468,8 @@ int tachy__ws_pmd_negotiate(const char *const *values, size_t n, const tachy__ws
 
 struct tachy_ws {
     pthread_mutex_t lock;
-    pthread_cond_t cond;       /* a fragmented message ended / the socket died       */
-    int refs;                  /* atomic builtins */
+    pthread_cond_t cond; /* a fragmented message ended / the socket died */
+    int refs;            /* atomic builtins */
     tachy_ws_options opt;
     tachy_exchange *ex;
     void *user;
@@ -474,18 +478,18 @@ struct tachy_ws {
     tachy__ws_pmd pmd;
 
     /* under lock */
-    tachy_stream *stream;      /* NULL once the connection is gone                   */
-    int dead;                  /* socket failed, aborted or gone: no more writes     */
+    tachy_stream *stream; /* NULL once the connection is gone */
+    int dead;             /* socket failed, aborted or gone: no more writes */
     int aborted;
-    int send_err;              /* first send failure, reported by the reader         */
+    int send_err; /* first send failure, reported by the reader */
     int close_sent;
     long long close_sent_at;
-    int frag_active;           /* a fragmented message is being sent                 */
+    int frag_active; /* a fragmented message is being sent */
     pthread_t frag_owner;
     int frag_type;
     tachy__utf8 frag_utf8;
-    tachy__deflater *deflater; /* created at the first compressed send               */
-    tachy__wsbuf zbuf;         /* compressed payload scratch                         */
+    tachy__deflater *deflater; /* created at the first compressed send */
+    tachy__wsbuf zbuf;         /* compressed payload scratch */
 };
 
 static long long now_ms(void) {
@@ -504,7 +508,9 @@ static int ms_left(long long deadline) {
     return left > 0x7fffffff ? 0x7fffffff : (int)left;
 }
 
-static long long deadline_after(long ms) { return ms < 0 ? -1 : now_ms() + ms; }
+static long long deadline_after(long ms) {
+    return ms < 0 ? -1 : now_ms() + ms;
+}
 
 /* Marks the connection dead after a write failure (lock held). */
 static void die_locked(tachy_ws *ws, int err) {
@@ -548,10 +554,8 @@ static int write_frame_locked(tachy_ws *ws, int fin, int rsv1, int opcode, const
 static int write_raw_locked(tachy_ws *ws, const void *p, size_t len) {
     if (ws->dead || !ws->stream)
         return TACHY_ECLOSED;
-    ssize_t rc = tachy_stream_write(ws->stream, p, len, (int)(ws->opt.send_timeout_ms < 0 ? -1
-                                                              : ws->opt.send_timeout_ms > 0x7fffffff
-                                                                  ? 0x7fffffff
-                                                                  : ws->opt.send_timeout_ms));
+    long long deadline = deadline_after(ws->opt.send_timeout_ms);
+    ssize_t rc = tachy_stream_write(ws->stream, p, len, ms_left(deadline));
     if (rc < 0) {
         die_locked(ws, (int)rc);
         return (int)rc;
@@ -738,8 +742,7 @@ void tachy_ws_abort(tachy_ws *ws) {
     pthread_mutex_unlock(&ws->lock);
 }
 
-ssize_t tachy_ws_broadcast(tachy_ws *const *wss, size_t n, int type, const void *data,
-                           size_t len) {
+ssize_t tachy_ws_broadcast(tachy_ws *const *wss, size_t n, int type, const void *data, size_t len) {
     if ((n && !wss) || (len && !data) || (type != TACHY_WS_TEXT && type != TACHY_WS_BINARY))
         return TACHY_EINVAL;
     if (type == TACHY_WS_TEXT && !tachy__utf8_valid(data, len))
@@ -789,8 +792,12 @@ int tachy_ws_is_open(tachy_ws *ws) {
     return open;
 }
 
-const char *tachy_ws_subprotocol(const tachy_ws *ws) { return ws ? ws->subprotocol : NULL; }
-const char *tachy_ws_extensions(const tachy_ws *ws) { return ws ? ws->extensions : NULL; }
+const char *tachy_ws_subprotocol(const tachy_ws *ws) {
+    return ws ? ws->subprotocol : NULL;
+}
+const char *tachy_ws_extensions(const tachy_ws *ws) {
+    return ws ? ws->extensions : NULL;
+}
 void tachy_ws_set_user(tachy_ws *ws, void *user) {
     if (ws)
         __atomic_store_n(&ws->user, user, __ATOMIC_RELEASE);
@@ -798,7 +805,9 @@ void tachy_ws_set_user(tachy_ws *ws, void *user) {
 void *tachy_ws_user(const tachy_ws *ws) {
     return ws ? __atomic_load_n(&ws->user, __ATOMIC_ACQUIRE) : NULL;
 }
-tachy_exchange *tachy_ws_exchange(const tachy_ws *ws) { return ws ? ws->ex : NULL; }
+tachy_exchange *tachy_ws_exchange(const tachy_ws *ws) {
+    return ws ? ws->ex : NULL;
+}
 
 void tachy_ws_options_init(tachy_ws_options *opt) {
     if (!opt)
@@ -825,20 +834,23 @@ void tachy_ws_options_init(tachy_ws_options *opt) {
 
 typedef struct reader {
     tachy_ws *ws;
-    tachy__wsbuf in;        /* received bytes; frames parsed from in.data[start, in.len) */
+    tachy__wsbuf in; /* received bytes; frames parsed from in.data[start, in.len) */
     size_t start;
     /* message being received */
     int msg_active;
     int msg_type;
     int msg_compressed;
-    uint64_t msg_size;      /* (inflated) bytes so far */
+    uint64_t msg_size; /* (inflated) bytes so far */
     tachy__utf8 utf8;
-    tachy__wsbuf msg;       /* assembled message / inflated piece */
+    tachy__wsbuf msg; /* assembled message / inflated piece */
     tachy__inflater *inflater;
     /* connection state */
-    int closing;            /* we sent a close: waiting for the peer's */
-    int discard;            /* after a protocol failure: bytes are just drained */
-    uint64_t skip;          /* closing: payload bytes of a big frame still to drop */
+    int closing;          /* we sent a close: waiting for the peer's */
+    int discard;          /* after a protocol failure: bytes are just drained */
+    uint64_t skip;        /* closing: payload bytes of a big frame still to drop */
+    size_t pre_done;      /* text payload bytes of the incomplete current frame that */
+    tachy__utf8 pre_utf8; /* are already unmasked and validated (fail fast), and the */
+                          /* UTF-8 state after them */
     int done;
     int close_received;
     int peer_code;
@@ -912,7 +924,8 @@ static void handle_data(reader *r, const tachy__ws_frame *f, const uint8_t *payl
     size_t limit = ws->opt.max_message_size;
 
     if (r->msg_compressed) {
-        if (!r->inflater && tachy__inflater_create(&r->inflater, ws->pmd.client_no_context_takeover) < 0) {
+        if (!r->inflater &&
+            tachy__inflater_create(&r->inflater, ws->pmd.client_no_context_takeover) < 0) {
             fail(r, TACHY_ENOMEM, 1011, "out of memory");
             return;
         }
@@ -941,8 +954,14 @@ static void handle_data(reader *r, const tachy__ws_frame *f, const uint8_t *payl
     }
     r->msg_size += clen;
 
+    size_t checked = 0; /* bytes validated while the frame was still arriving */
+    if (r->pre_done && !r->msg_compressed) {
+        r->utf8 = r->pre_utf8;
+        checked = r->pre_done;
+    }
     if (r->msg_type == TACHY_WS_TEXT &&
-        (tachy__utf8_feed(&r->utf8, chunk, clen) < 0 || (fin && !tachy__utf8_complete(&r->utf8)))) {
+        (tachy__utf8_feed(&r->utf8, chunk + checked, clen - checked) < 0 ||
+         (fin && !tachy__utf8_complete(&r->utf8)))) {
         fail(r, TACHY_EPROTO, 1007, "invalid UTF-8 in text message");
         return;
     }
@@ -1002,12 +1021,10 @@ static void handle_close(reader *r, const uint8_t *payload, size_t plen) {
 static void handle_frame(reader *r, const tachy__ws_frame *f, uint8_t *payload) {
     tachy_ws *ws = r->ws;
     size_t plen = (size_t)f->payload_len;
-    if (f->masked)
-        tachy__ws_mask(payload, plen, f->mask, 0);
+    if (f->masked) /* the first pre_done bytes were unmasked while arriving */
+        tachy__ws_mask(payload + r->pre_done, plen - r->pre_done, f->mask, r->pre_done);
     switch (f->opcode) {
-    case TACHY__WS_OP_CLOSE:
-        handle_close(r, payload, plen);
-        return;
+    case TACHY__WS_OP_CLOSE: handle_close(r, payload, plen); return;
     case TACHY__WS_OP_PING:
         if (r->closing)
             return;
@@ -1029,6 +1046,34 @@ static void handle_frame(reader *r, const tachy__ws_frame *f, uint8_t *payload) 
 }
 
 /*
+ * Fail fast on text (RFC 6455 8.1): while an uncompressed text frame is still arriving,
+ * unmask and validate what is there, so invalid UTF-8 is refused before the rest of a big
+ * frame arrives. handle_frame/handle_data then skip the pre_done bytes.
+ */
+static void prevalidate(reader *r, const tachy__ws_frame *f, size_t avail) {
+    int text = !f->rsv1 && ((f->opcode == TACHY__WS_OP_TEXT && !r->msg_active) ||
+                            (f->opcode == TACHY__WS_OP_CONT && r->msg_active &&
+                             r->msg_type == TACHY_WS_TEXT && !r->msg_compressed));
+    size_t have = avail - f->header_len; /* < payload_len: the frame is incomplete */
+    if (!text || !f->masked || have <= r->pre_done)
+        return;
+    if (r->pre_done == 0) {
+        if (f->opcode == TACHY__WS_OP_TEXT)
+            tachy__utf8_init(&r->pre_utf8);
+        else
+            r->pre_utf8 = r->utf8;
+    }
+    uint8_t *p = r->in.data + r->start + f->header_len;
+    tachy__ws_mask(p + r->pre_done, have - r->pre_done, f->mask, r->pre_done);
+    if (tachy__utf8_feed(&r->pre_utf8, p + r->pre_done, have - r->pre_done) < 0) {
+        r->pre_done = 0;
+        fail(r, TACHY_EPROTO, 1007, "invalid UTF-8 in text message");
+        return;
+    }
+    r->pre_done = have;
+}
+
+/*
  * Timers: close wait, ping, idle. Returns the read timeout to use (-1 = none).
  * A close sent by another thread cannot wake the reader blocked in read, so while close
  * timeouts are on, the reader looks at the close state every max(close_timeout_ms, 250) ms:
@@ -1040,8 +1085,8 @@ static int check_timers(reader *r) {
     long long now = now_ms();
     long long next = LLONG_MAX;
     if (ws->opt.close_timeout_ms >= 0)
-        next = now + (ws->opt.close_timeout_ms > MIN_SLICE_MS ? ws->opt.close_timeout_ms
-                                                              : MIN_SLICE_MS);
+        next = now +
+               (ws->opt.close_timeout_ms > MIN_SLICE_MS ? ws->opt.close_timeout_ms : MIN_SLICE_MS);
     if (!r->closing) {
         pthread_mutex_lock(&ws->lock);
         int cs = ws->close_sent;
@@ -1074,8 +1119,8 @@ static int check_timers(reader *r) {
     }
     if (ws->opt.ping_interval_ms > 0) {
         if (r->ping_sent_at) {
-            long long end = r->ping_sent_at + (ws->opt.ping_timeout_ms < 0 ? 0x7fffffffLL
-                                                                           : ws->opt.ping_timeout_ms);
+            long long end = r->ping_sent_at +
+                            (ws->opt.ping_timeout_ms < 0 ? 0x7fffffffLL : ws->opt.ping_timeout_ms);
             if (now >= end) {
                 report_error(r, TACHY_ETIMEDOUT, 0, "no pong within the ping timeout");
                 tachy_ws_abort(ws);
@@ -1119,12 +1164,13 @@ static void run(reader *r) {
         if (n < 0) {
             if (r->closing)
                 r->discard = 1; /* even the frame boundaries are lost: only wait for EOF */
-            else /* then skip frames leniently, looking for the peer's close */
+            else                /* then skip frames leniently, looking for the peer's close */
                 fail(r, f.close_code == 1009 ? TACHY_ETOOBIG : TACHY_EPROTO, f.close_code, f.error);
             continue;
         }
         if (n > 0) {
             handle_frame(r, &f, r->in.data + r->start + f.header_len);
+            r->pre_done = 0;
             r->start += (size_t)n;
             if (r->start == r->in.len) {
                 r->start = r->in.len = 0;
@@ -1134,6 +1180,8 @@ static void run(reader *r) {
             continue;
         }
         /* Need more bytes. */
+        if (f.header_len && !r->closing && !r->discard)
+            prevalidate(r, &f, avail);
         if (r->discard) {
             r->start = r->in.len = 0;
         } else if (r->closing && f.header_len && f.payload_len > KEEP_BUF) {
@@ -1143,11 +1191,13 @@ static void run(reader *r) {
             r->start = r->in.len = avail = 0;
             memset(&f, 0, sizeof f);
         }
+        /* Room for the rest of the frame, but grown as its bytes arrive (at most
+         * READ_MAX ahead), so announcing a big frame does not reserve memory by itself. */
         size_t need = READ_STEP;
         if (f.header_len && !r->discard) {
-            uint64_t whole = f.header_len + f.payload_len;
-            if (whole - avail > need)
-                need = (size_t)(whole - avail);
+            uint64_t rest = f.header_len + f.payload_len - avail;
+            if (rest > need)
+                need = rest > READ_MAX ? READ_MAX : (size_t)rest;
         }
         if (r->start > 0) { /* move the partial frame to the front */
             memmove(r->in.data, r->in.data + r->start, avail);

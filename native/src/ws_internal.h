@@ -105,11 +105,11 @@ enum {
 
 /* What the frame parser enforces. */
 typedef struct tachy__ws_parse_rules {
-    int mask;          /* 1: frames must be masked (server side); -1: must not; 0: either */
-    int allow_rsv1;    /* permessage-deflate negotiated: RSV1 allowed on data frames     */
-    uint64_t max_payload; /* larger payload -> 1009; 0 = no limit                        */
-    int lenient;       /* only frame boundaries matter (draining after a failure): skip   */
-                       /* the RSV, opcode, control-frame and mask checks                  */
+    int mask;             /* 1: frames must be masked (server side); -1: must not; 0: either */
+    int allow_rsv1;       /* permessage-deflate negotiated: RSV1 allowed on data frames */
+    uint64_t max_payload; /* larger payload -> 1009; 0 = no limit */
+    int lenient;          /* only frame boundaries matter (draining after a failure): skip */
+                          /* the RSV, opcode, control-frame and mask checks */
 } tachy__ws_parse_rules;
 
 typedef struct tachy__ws_frame {
@@ -117,10 +117,10 @@ typedef struct tachy__ws_frame {
     int opcode;
     int masked;
     uint8_t mask[4];
-    size_t header_len;     /* 0 while the header is incomplete                           */
-    uint64_t payload_len;  /* valid once header_len > 0                                  */
-    int close_code;        /* on error: the code to close with (1002, 1009)              */
-    const char *error;     /* on error: a static reason                                  */
+    size_t header_len;    /* 0 while the header is incomplete */
+    uint64_t payload_len; /* valid once header_len > 0 */
+    int close_code;       /* on error: the code to close with (1002, 1009) */
+    const char *error;    /* on error: a static reason */
 } tachy__ws_frame;
 
 /*
@@ -160,7 +160,7 @@ int tachy__ws_close_parse(const uint8_t *p, size_t len, int *code, const char **
 typedef struct tachy__utf8 {
     uint8_t need; /* continuation bytes still expected */
     uint8_t lo;   /* allowed range of the next continuation byte (tightened after E0, ED, */
-    uint8_t hi;   /* F0, F4 to exclude overlongs, surrogates and > U+10FFFF)              */
+    uint8_t hi;   /* F0, F4 to exclude overlongs, surrogates and > U+10FFFF) */
 } tachy__utf8;
 
 static inline void tachy__utf8_init(tachy__utf8 *u) {
@@ -174,7 +174,9 @@ static inline void tachy__utf8_init(tachy__utf8 *u) {
 int tachy__utf8_feed(tachy__utf8 *u, const uint8_t *p, size_t n);
 
 /* 1 when the input so far ends on a character boundary. */
-static inline int tachy__utf8_complete(const tachy__utf8 *u) { return u->need == 0; }
+static inline int tachy__utf8_complete(const tachy__utf8 *u) {
+    return u->need == 0;
+}
 
 /* Whole-buffer check: 1 if p[0,n) is valid UTF-8, else 0. */
 int tachy__utf8_valid(const void *p, size_t n);
@@ -209,7 +211,7 @@ int tachy__ws_pmd_negotiate(const char *const *values, size_t n, const tachy__ws
 
 /* Selects a subprotocol: the first of supported[0,ns) that appears in any of the
  * comma-separated Sec-WebSocket-Protocol values (exact match). Index or -1. Pure. */
-int tachy__ws_select_subprotocol(const char *const *values, size_t n,
-                                 const char *const *supported, size_t ns);
+int tachy__ws_select_subprotocol(const char *const *values, size_t n, const char *const *supported,
+                                 size_t ns);
 
 #endif

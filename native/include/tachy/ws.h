@@ -53,8 +53,8 @@ enum tachy_ws_close_code {
     TACHY_WS_CLOSE_GOING_AWAY = 1001,
     TACHY_WS_CLOSE_PROTOCOL_ERROR = 1002,
     TACHY_WS_CLOSE_UNSUPPORTED_DATA = 1003,
-    TACHY_WS_CLOSE_NO_STATUS = 1005,      /* reported: the peer's close frame had no code */
-    TACHY_WS_CLOSE_ABNORMAL = 1006,       /* reported: no close frame was received      */
+    TACHY_WS_CLOSE_NO_STATUS = 1005, /* reported: the peer's close frame had no code */
+    TACHY_WS_CLOSE_ABNORMAL = 1006,  /* reported: no close frame was received */
     TACHY_WS_CLOSE_INVALID_PAYLOAD = 1007,
     TACHY_WS_CLOSE_POLICY_VIOLATION = 1008,
     TACHY_WS_CLOSE_TOO_BIG = 1009,
@@ -75,8 +75,7 @@ typedef struct tachy_ws_callbacks {
     /* A message (or, with deliver_fragments, a piece of one). type is TACHY_WS_TEXT or
      * TACHY_WS_BINARY; text is valid UTF-8 (a piece may end inside a character when
      * deliver_fragments is on). data is never NULL (len may be 0). */
-    void (*on_message)(tachy_ws *ws, int type, const void *data, size_t len, int last,
-                       void *user);
+    void (*on_message)(tachy_ws *ws, int type, const void *data, size_t len, int last, void *user);
     /* A ping arrived (len <= 125). The pong has already been sent when auto_pong is on. */
     void (*on_ping)(tachy_ws *ws, const void *data, size_t len, void *user);
     /* A pong arrived (solicited or not). */
@@ -86,8 +85,7 @@ typedef struct tachy_ws_callbacks {
      * arrived (I/O error, timeout, protocol failure, abort). reason is UTF-8, not
      * NUL-terminated. If the peer closed first and this callback has not sent a close
      * itself (tachy_ws_close), tachy echoes the peer's code when it returns. */
-    void (*on_close)(tachy_ws *ws, int code, const char *reason, size_t reason_len,
-                     void *user);
+    void (*on_close)(tachy_ws *ws, int code, const char *reason, size_t reason_len, void *user);
     /* A failure, before on_close: err is a TACHY_E* code (TACHY_EPROTO for a protocol
      * violation, TACHY_ETOOBIG, TACHY_ETIMEDOUT, TACHY_EIO, ...), close_code the close
      * code tachy sent because of it (0 if none), what a static human-readable string. */
@@ -101,12 +99,12 @@ typedef struct tachy_ws_callbacks {
  */
 typedef struct tachy_ws_options {
     tachy_ws_callbacks cb;
-    void *user;                  /* initial per-connection user pointer                  */
+    void *user; /* initial per-connection user pointer */
 
-    size_t max_frame_size;       /* largest frame payload accepted (16 MiB) -> 1009      */
-    size_t max_message_size;     /* largest (inflated) message accepted (16 MiB) -> 1009 */
-    int deliver_fragments;       /* 0: whole messages (default); 1: every frame          */
-    int auto_pong;               /* answer pings automatically (1)                       */
+    size_t max_frame_size;   /* largest frame payload accepted (16 MiB) -> 1009 */
+    size_t max_message_size; /* largest (inflated) message accepted (16 MiB) -> 1009 */
+    int deliver_fragments;   /* 0: whole messages (default); 1: every frame */
+    int auto_pong;           /* answer pings automatically (1) */
 
     /* Subprotocols the server speaks, in its order of preference: the first one the
      * client also offers is selected (Sec-WebSocket-Protocol). NULL/0 = none. */
@@ -114,19 +112,20 @@ typedef struct tachy_ws_options {
     size_t num_subprotocols;
 
     /* permessage-deflate (RFC 7692). */
-    int deflate;                 /* accept a client's offer (1)                          */
-    int server_no_context_takeover; /* always ask for it (0; granted when client asks)   */
-    int client_no_context_takeover; /* ask the client not to keep context (0)            */
-    int server_max_window_bits;  /* 9..15 (15): our compressor's window; 8 is taken as 9 */
-    int deflate_level;           /* zlib level 0..9 (1: fast)                            */
-    int deflate_mem_level;       /* zlib memLevel 1..9 (8); lower saves memory per socket */
-    size_t deflate_threshold;    /* messages shorter than this go uncompressed (256)     */
+    int deflate;                    /* accept a client's offer (1) */
+    int server_no_context_takeover; /* always ask for it (0; granted when client asks) */
+    int client_no_context_takeover; /* ask the client not to keep context (0) */
+    int server_max_window_bits;     /* 9..15 (15): our compressor's window; 8 is taken as 9 */
+    int deflate_level;              /* zlib level 0..9 (1: fast) */
+    int deflate_mem_level;          /* zlib memLevel 1..9 (8); lower saves memory per socket */
+    size_t deflate_threshold;       /* messages shorter than this go uncompressed (256) */
 
-    long send_timeout_ms;        /* slow-client policy, see above (5000); -1 = forever   */
-    long close_timeout_ms;       /* wait for the peer's close reply / EOF (3000)         */
-    long idle_timeout_ms;        /* no bytes from the peer for this long -> close 1001 (-1) */
-    long ping_interval_ms;       /* server pings when the peer was quiet this long (-1)  */
-    long ping_timeout_ms;        /* no pong within this -> connection failed (10000)     */
+    long send_timeout_ms;  /* slow-client policy, see above (5000); -1 = forever */
+    long close_timeout_ms; /* wait for the peer's close reply / EOF (3000); a close */
+                           /* sent from another thread: within about twice this */
+    long idle_timeout_ms;  /* no bytes from the peer for this long -> close 1001 (-1) */
+    long ping_interval_ms; /* server pings when the peer was quiet this long (-1) */
+    long ping_timeout_ms;  /* no pong within this -> connection failed (10000) */
 } tachy_ws_options;
 
 /* Fills opt with the defaults above. Any thread. */
@@ -164,7 +163,8 @@ TACHY_API int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt);
  * close was sent or the connection is gone), TACHY_ETIMEDOUT (see the slow-client policy;
  * the connection is failed), TACHY_EIO / TACHY_EPEERCLOSED, TACHY_ENOMEM, TACHY_EINVAL.
  * While another thread is in the middle of a fragmented message, waits for it to finish
- * (at most send_timeout_ms, then TACHY_ETIMEDOUT without failing the connection).
+ * (at most send_timeout_ms, then TACHY_ETIMEDOUT without failing the connection); the
+ * thread that has an unfinished fragmented message itself gets TACHY_ESTATE.
  */
 TACHY_API int tachy_ws_send_text(tachy_ws *ws, const char *text, size_t len);
 TACHY_API int tachy_ws_send_binary(tachy_ws *ws, const void *data, size_t len);
@@ -205,8 +205,8 @@ TACHY_API void tachy_ws_abort(tachy_ws *ws);
  * number of sockets the message was written to, or TACHY_EINVAL / TACHY_ENOMEM.
  * The caller must hold references to the handles (tachy_ws_retain) for the call.
  */
-TACHY_API ssize_t tachy_ws_broadcast(tachy_ws *const *wss, size_t n, int type,
-                                     const void *data, size_t len);
+TACHY_API ssize_t tachy_ws_broadcast(tachy_ws *const *wss, size_t n, int type, const void *data,
+                                     size_t len);
 
 /* ---- lifetime and state: any thread -------------------------------------------------- */
 
