@@ -1,7 +1,7 @@
 /*
  * tachy-hello - the demo server that tests and benchmarks drive.
  *
- *   tachy-hello [-p PORT] [-b ADDR]
+ *   tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS]
  *
  *   GET  /      -> 200 text/plain "Hello, World!"
  *   HEAD /      -> the same headers, no body
@@ -94,19 +94,26 @@ static int ws_echo(tachy_exchange *ex, void *user) {
 
 /* ---------------------------------------------------------------------------------------- */
 
-static void usage(void) { fprintf(stderr, "usage: tachy-hello [-p PORT] [-b ADDR]\n"); }
+static void usage(void) {
+    fprintf(stderr, "usage: tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS]\n");
+}
 
 int main(int argc, char **argv) {
     int port = 8080;
     const char *addr = "127.0.0.1";
+    tachy_options options;
+    tachy_options_init(&options); /* the JDK's defaults, e.g. maxIdleConnections 200 */
     int opt;
-    while ((opt = getopt(argc, argv, "p:b:h")) != -1) {
+    while ((opt = getopt(argc, argv, "p:b:i:h")) != -1) {
         switch (opt) {
         case 'p':
             port = atoi(optarg);
             break;
         case 'b':
             addr = optarg;
+            break;
+        case 'i':
+            options.max_idle_connections = atoi(optarg);
             break;
         default:
             usage();
@@ -123,7 +130,7 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
 
     tachy_server *srv;
-    int rc = tachy_server_create(&srv, addr, port, 0, NULL);
+    int rc = tachy_server_create(&srv, addr, port, 0, &options);
     if (rc < 0) {
         fprintf(stderr, "tachy-hello: cannot listen on %s:%d: %s\n", addr, port,
                 tachy_strerror(rc));

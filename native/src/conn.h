@@ -157,7 +157,8 @@ struct tachy_server {
     /* connections (pool.c) */
     int epfd;                 /* the park set: parked connections, edge-triggered */
     int wakefd;               /* eventfd in epfd: made readable to wake every waiter */
-    tachy__conn *slots[TACHY__SLOT_CHUNKS]; /* chunks of TACHY__SLOT_CHUNK structs */
+    tachy__conn **slots;      /* TACHY__SLOT_CHUNKS chunk pointers (allocated at start, a
+                                 zero-page mapping: untouched until connections come) */
     uint32_t nslots;
     tachy__conn *free_conns;
     tachy__conn *conns;       /* open connections */

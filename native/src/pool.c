@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -528,8 +529,15 @@ int tachy__pool_start(tachy_server *srv) {
     srv->max_waiters = 1;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1)
         srv->max_waiters = CPU_COUNT(&set);
-    srv->ready = calloc(READY_CAP, sizeof *srv->ready);
-    if (!srv->ready)
+    /* Both tables are mapped, not malloc'ed: zero pages that cost no memory until used
+     * (an idle server stays small; a calloc from the heap may touch every page). */
+    void *slots = mmap(NULL, TACHY__SLOT_CHUNKS * sizeof *srv->slots, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *ready = mmap(NULL, READY_CAP * sizeof *srv->ready, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    srv->slots = slots == MAP_FAILED ? NULL : slots;
+    srv->ready = ready == MAP_FAILED ? NULL : ready;
+    if (!srv->slots || !srv->ready)
         return TACHY_ENOMEM;
     srv->ready_cap = READY_CAP;
     pthread_mutex_init(&srv->ready_lock, NULL);
@@ -624,13 +632,15 @@ void tachy__pool_free(tachy_server *srv) {
     }
     if (srv->ready) {
         pthread_mutex_destroy(&srv->ready_lock);
-        free(srv->ready);
+        munmap(srv->ready, READY_CAP * sizeof *srv->ready);
     }
-    for (uint32_t i = 0; i < TACHY__SLOT_CHUNKS && srv->slots[i]; i++) {
+    for (uint32_t i = 0; srv->slots && i < TACHY__SLOT_CHUNKS && srv->slots[i]; i++) {
         for (uint32_t j = 0; j < TACHY__SLOT_CHUNK; j++) {
             pthread_mutex_destroy(&srv->slots[i][j].lock);
             pthread_cond_destroy(&srv->slots[i][j].cond);
         }
         free(srv->slots[i]);
     }
+    if (srv->slots)
+        munmap(srv->slots, TACHY__SLOT_CHUNKS * sizeof *srv->slots);
 }

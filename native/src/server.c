@@ -107,6 +107,21 @@ static int resolve(const char *host, int port, struct sockaddr_storage *ss, sock
         *len = sizeof *sin;
         return 0;
     }
+    /* Literal addresses need no resolver (and no NSS modules loaded into the process). */
+    struct sockaddr_in *sin4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+    if (inet_pton(AF_INET, host, &sin4->sin_addr) == 1) {
+        sin4->sin_family = AF_INET;
+        sin4->sin_port = htons((uint16_t)port);
+        *len = sizeof *sin4;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
+        sin6->sin6_family = AF_INET6;
+        sin6->sin6_port = htons((uint16_t)port);
+        *len = sizeof *sin6;
+        return 0;
+    }
     struct addrinfo hints, *res = NULL;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
