@@ -489,6 +489,71 @@ static void test_max_rsp_time_cuts_off_a_client_that_does_not_read(void **state)
     ts_stop(s);
 }
 
+static int reader(tachy_exchange *ex, void *user) {
+    (void)user;
+    char buf[256];
+    ssize_t n;
+    while ((n = tachy_exchange_read(ex, buf, sizeof buf)) > 0)
+        ;
+    if (n < 0)
+        return (int)n; /* the stalled body was cut off */
+    tachy_exchange_send_response_headers(ex, 200, -1);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static void test_max_req_time_cuts_off_a_stalled_body(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.max_req_time_ms = 400;
+    tachy_server *s = ts_server(&o);
+    tachy_server_create_context(s, "/", reader, NULL, NULL);
+    int p = ts_start(s);
+    int fd = ts_connect(p);
+    long t0 = ts_now_ms();
+    ts_send(fd, "POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\nonly ten b", -1);
+    assert_true(ts_wait_eof(fd, 4000)); /* closed without a response */
+    long dt = ts_now_ms() - t0;
+    assert_true(dt >= 300 && dt < 3000);
+    ts_close(fd);
+    ts_stop(s);
+}
+
+static int slow_writer(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_exchange_send_response_headers(ex, 200, 0);
+    for (int i = 0; i < 30; i++) {
+        if (tachy_exchange_write(ex, "tick\n", 5) < 0 || tachy_exchange_flush(ex) < 0)
+            return -1;
+        ts_sleep_ms(100);
+    }
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static void test_max_rsp_time_cuts_off_a_slow_handler(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.max_rsp_time_ms = 500;
+    tachy_server *s = ts_server(&o);
+    tachy_server_create_context(s, "/", slow_writer, NULL, NULL);
+    int p = ts_start(s);
+    int fd = ts_connect(p);
+    long t0 = ts_now_ms();
+    ts_send(fd, "GET / HTTP/1.1\r\n\r\n", -1);
+    size_t len = 0;
+    int eof = 0;
+    free(ts_read_raw(fd, 2500, &len, &eof));
+    long dt = ts_now_ms() - t0;
+    assert_true(eof);             /* cut off... */
+    assert_true(dt < 2500);       /* ...well before the 3 s the handler wanted */
+    assert_true(len > 0);         /* after the first ticks had gone out */
+    ts_close(fd);
+    ts_stop(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keep_alive_reuses_connection),
@@ -509,6 +574,8 @@ int main(void) {
         cmocka_unit_test(test_max_connections),
         cmocka_unit_test(test_drain_amount_option),
         cmocka_unit_test(test_max_rsp_time_cuts_off_a_client_that_does_not_read),
+        cmocka_unit_test(test_max_req_time_cuts_off_a_stalled_body),
+        cmocka_unit_test(test_max_rsp_time_cuts_off_a_slow_handler),
     };
     return cmocka_run_group_tests_name("conn", tests, setup, teardown);
 }

@@ -356,6 +356,10 @@ static void test_basic_authenticator(void **state) {
                      0);
     tachy_context_set_authenticator(c, auth);
     tachy_authenticator_destroy(auth); /* the context holds its own reference */
+    tachy_filter *f;
+    tachy_filter_create_before(&f, "trace", before_fn, "F", NULL);
+    tachy_context_add_filter(c, f);
+    tachy_filter_destroy(f);
     int port = ts_start(s);
     struct {
         const char *authz;
@@ -370,6 +374,7 @@ static void test_basic_authenticator(void **state) {
         {"Bearer abc", 401, NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        reset_trace();
         int fd = ts_connect(port);
         char req[256];
         if (cases[i].authz)
@@ -388,6 +393,8 @@ static void test_basic_authenticator(void **state) {
             assert_string_equal(www, cases[i].www);
         if (r.status == 200)
             assert_string_equal(r.body, "alice@my realm");
+        /* The JDK's order: user filters run before the authenticator, even when it refuses. */
+        assert_trace("F");
         ts_response_free(&r);
         ts_close(fd);
     }

@@ -120,6 +120,8 @@ struct tachy__conn {
     int served;               /* requests served on this connection */
     long head_started;        /* ms: first byte of the current request head */
     atomic_long deadline;     /* ms: a parked connection times out then */
+    atomic_long io_deadline;  /* ms: maxReqTime / maxRspTime for the exchange in progress
+                                 (0 = none); the watchdog shuts the socket down after it */
     tachy__conn *prev, *next; /* srv->conns list (open connections) */
     tachy__conn *next_free;   /* srv->free_conns list */
     tachy__header_ref *refs;  /* parser output */

@@ -117,6 +117,10 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
     ex->http10 = req->minor_version == 0;
     ex->is_head = req->method.len == 4 && memcmp(req->method.base, "HEAD", 4) == 0;
     ex->framing = *fr;
+    /* maxReqTime: the whole request, body included, within the limit of its first byte.
+     * (The watchdog enforces it; a handler blocked reading a stalled body is woken.) */
+    if (c->srv->opt.max_req_time_ms > 0)
+        atomic_store(&c->io_deadline, c->head_started + c->srv->opt.max_req_time_ms);
     ex->body_left = fr->chunked ? -1 : (fr->content_length > 0 ? fr->content_length : 0);
     ex->body_eof = !fr->chunked && ex->body_left == 0;
     if (fr->chunked)
@@ -155,6 +159,8 @@ static void attrs_clear(tachy_exchange *ex) {
 }
 
 void tachy__exchange_end(tachy_exchange *ex) {
+    if (ex->conn && atomic_load_explicit(&ex->conn->io_deadline, memory_order_relaxed))
+        atomic_store(&ex->conn->io_deadline, 0);
     if (ex->ctx) {
         tachy__context_release(ex->ctx);
         ex->ctx = NULL;
@@ -582,6 +588,11 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
     ex->rsp_code = code;
     ex->rsp_mode = mode;
     ex->rsp_left = mode == TACHY__RSP_FIXED ? len : 0;
+    /* maxRspTime: from the response's start to its end (as the JDK's timer counts it). */
+    if (c->srv->opt.max_rsp_time_ms > 0 && mode != TACHY__RSP_EMPTY)
+        atomic_store(&c->io_deadline, tachy__now_ms() + c->srv->opt.max_rsp_time_ms);
+    else if (atomic_load_explicit(&c->io_deadline, memory_order_relaxed))
+        atomic_store(&c->io_deadline, 0);
     int rc = 0;
     if (mode == TACHY__RSP_EMPTY) {
         ex->rsp_done = 1;
@@ -741,6 +752,31 @@ TACHY_API int tachy_exchange_defer(tachy_exchange *ex) {
 
 /* ---- dispatch ----------------------------------------------------------------------- */
 
+/* The authenticator as the last link before the handler (the JDK's AuthFilter). */
+struct auth_link {
+    tachy_authenticator *auth;
+    tachy_handler_fn handler;
+    void *user;
+};
+
+static int auth_then_handler(tachy_exchange *ex, void *arg) {
+    struct auth_link *l = arg;
+    tachy_auth_result res;
+    memset(&res, 0, sizeof res);
+    tachy_authenticator_authenticate(l->auth, ex, &res);
+    int rc = 0;
+    if (res.kind == TACHY_AUTH_SUCCESS) {
+        tachy_exchange_set_principal(ex, res.user, res.realm);
+        rc = l->handler(ex, l->user);
+    } else {
+        /* Failure and Retry: consume the input, answer the code with no body. */
+        tachy_exchange_request_body_close(ex);
+        tachy_exchange_send_response_headers(ex, res.code > 0 ? res.code : 401, -1);
+    }
+    tachy_auth_result_clear(&res);
+    return rc;
+}
+
 int tachy__exchange_dispatch(tachy_exchange *ex) {
     tachy__conn *c = ex->conn;
     tachy_server *srv = c->srv;
@@ -789,23 +825,14 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
         }
     }
     atomic_store(&c->in_handler, 1);
-    int run_chain = 1;
     if (auth) {
-        tachy_auth_result res;
-        memset(&res, 0, sizeof res);
-        tachy_authenticator_authenticate(auth, ex, &res);
-        if (res.kind == TACHY_AUTH_SUCCESS) {
-            tachy_exchange_set_principal(ex, res.user, res.realm);
-        } else {
-            /* Failure and Retry: consume the input, answer the code with no body. */
-            run_chain = 0;
-            tachy_exchange_request_body_close(ex);
-            tachy_exchange_send_response_headers(ex, res.code > 0 ? res.code : 401, -1);
-        }
-        tachy_auth_result_clear(&res);
-    }
-    if (run_chain)
+        /* The JDK runs the user's filters first, then the authenticator (a "system
+         * filter"), then the handler. */
+        struct auth_link link = {auth, handler, user};
+        rc = tachy__chain_run(filters, nf, auth_then_handler, &link, ex);
+    } else {
         rc = tachy__chain_run(filters, nf, handler, user, ex);
+    }
     if (rc < 0) {
         tachy__log(srv, TACHY_LOG_DEBUG, "handler for %s failed (%d): closing the connection",
                    ex->path, rc);

@@ -482,9 +482,10 @@ static int parse_content_length(const tachy__str *v, int64_t *cl, tachy__parse_e
                 return fail(err, 400, R_CONTENT_LENGTH);
             n = n * 10 + (c - '0');
         }
-        /* RFC 9110 8.6: repeated values must all be the same decimal value. */
-        if (*cl >= 0 && *cl != n)
-            return fail(err, 400, R_CONTENT_LENGTH);
+        /* RFC 9110 8.6 lets a recipient accept repeated identical values; the JDK refuses
+         * any repetition (a list, or a second field) and so do we: one length, stated once. */
+        if (*cl >= 0)
+            return fail(err, 400, R_CONFLICT);
         *cl = n;
     }
     return 0;

@@ -452,6 +452,14 @@ static void sweep(tachy_server *srv, int all) {
     tachy__conn *victims = NULL;
     long now = tachy__now_ms();
     for (tachy__conn *c = srv->conns; c; c = c->next) {
+        /* An exchange past maxReqTime/maxRspTime: shut the socket down (the lock keeps the
+         * descriptor from being closed and reused meanwhile); its thread's next or current
+         * I/O fails and the connection closes, as the JDK's timer closes it. */
+        long io = atomic_load_explicit(&c->io_deadline, memory_order_relaxed);
+        if (io && io <= now && atomic_exchange(&c->shut, 1) == 0) {
+            tachy__log(srv, TACHY_LOG_DEBUG, "exchange exceeded its time limit: closing");
+            shutdown(c->fd, SHUT_RDWR);
+        }
         uint64_t s = atomic_load(&c->state);
         if (st_kind(s) != TACHY__CONN_PARKED)
             continue;
@@ -480,6 +488,8 @@ static void *watchdog_main(void *arg) {
     long shortest = o->idle_interval_ms;
     if (o->max_req_time_ms > 0 && o->max_req_time_ms < shortest)
         shortest = o->max_req_time_ms;
+    if (o->max_rsp_time_ms > 0 && o->max_rsp_time_ms < shortest)
+        shortest = o->max_rsp_time_ms;
     long sweep_every = TACHY__MAX(10, TACHY__MIN(1000, shortest / 4));
     long next_sweep = tachy__now_ms() + sweep_every;
     uint64_t last_progress = 0;

@@ -5,8 +5,9 @@
  * reference (released by destroy), and every context that holds one takes its own.
  * They are immutable after creation, so any thread may use them.
  *
- * Order per request, as in the JDK: the authenticator (if any) first, then the context's
- * filters in the order they were added, then the handler.
+ * Order per request, as in the JDK: the context's filters in the order they were added,
+ * then the authenticator (if any; the JDK runs it as a "system filter" after the user's),
+ * then the handler.
  */
 #ifndef TACHY_FILTER_H
 #define TACHY_FILTER_H

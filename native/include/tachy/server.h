@@ -100,8 +100,8 @@ TACHY_API int tachy_server_start(tachy_server *srv);
  * HttpServer.stop(delay): stops accepting at once, closes idle connections, lets active
  * exchanges finish for at most delay_seconds, then closes every connection. Returns when
  * every connection thread and the acceptor have exited. A second call is harmless and
- * returns 0. delay_seconds < 0 gives TACHY_EINVAL. Must not be called from a handler
- * running on this server (it would wait for itself); any other thread.
+ * returns 0. delay_seconds < 0 gives TACHY_EINVAL. Any thread; called from one of this
+ * server's handlers it does not wait for that handler (it cannot finish while it waits).
  */
 TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds);
 
@@ -190,7 +190,8 @@ TACHY_API int tachy_context_remove_filter(tachy_context *ctx, tachy_filter *filt
 TACHY_API size_t tachy_context_filter_count(const tachy_context *ctx);
 
 /* HttpContext.setAuthenticator; NULL removes it. The context takes its own reference.
- * The authenticator runs before the user filters, as in the JDK. Any thread. */
+ * The authenticator runs after the user filters and before the handler, as in the JDK.
+ * Any thread. */
 TACHY_API int tachy_context_set_authenticator(tachy_context *ctx, tachy_authenticator *auth);
 
 #ifdef __cplusplus
