@@ -187,8 +187,8 @@ struct tachy_server {
 /* server.c */
 void tachy__server_release(tachy_server *srv);
 void tachy__context_release(tachy_context *ctx);
-/* Finds the context for path and takes a reference, or NULL. Under srv->lock inside. */
-tachy_context *tachy__server_acquire_context(tachy_server *srv, const char *path);
+/* The context serving path (the JDK's longest-prefix rule), or NULL. srv->lock held. */
+tachy_context *tachy__server_find_context_locked(tachy_server *srv, const char *path);
 
 /* pool.c */
 /* Creates the park set and the watchdog; called by tachy_server_start with the lock held. */

@@ -780,31 +780,38 @@ static int auth_then_handler(tachy_exchange *ex, void *arg) {
 int tachy__exchange_dispatch(tachy_exchange *ex) {
     tachy__conn *c = ex->conn;
     tachy_server *srv = c->srv;
-    tachy_context *ctx = tachy__server_acquire_context(srv, ex->path);
+    /* One lock for the lookup and for a snapshot of the context's chain (with references),
+     * so the context may change concurrently without affecting this request. */
+    tachy_filter *local[8];
+    tachy_filter **filters = local;
+    tachy_handler_fn handler = NULL;
+    void *user = NULL;
+    size_t nf = 0;
+    tachy_authenticator *auth = NULL;
+    pthread_mutex_lock(&srv->lock);
+    tachy_context *ctx = tachy__server_find_context_locked(srv, ex->path);
+    if (ctx) {
+        atomic_fetch_add(&ctx->refs, 1);
+        handler = ctx->handler;
+        user = ctx->user;
+        nf = ctx->nfilters;
+        if (nf > 8)
+            filters = malloc(nf * sizeof *filters);
+        if (filters)
+            for (size_t i = 0; i < nf; i++) {
+                filters[i] = ctx->filters[i];
+                tachy__filter_ref(filters[i]);
+            }
+        auth = ctx->auth;
+        if (auth)
+            tachy__authenticator_ref(auth);
+    }
+    pthread_mutex_unlock(&srv->lock);
     if (!ctx) {
         tachy__conn_reject(c, 404, "No context found for request");
         return -1;
     }
     ex->ctx = ctx;
-    /* Snapshot the context's chain under the lock, with references, so that it may be
-     * changed concurrently without affecting this request. */
-    tachy_filter *local[8];
-    tachy_filter **filters = local;
-    pthread_mutex_lock(&srv->lock);
-    tachy_handler_fn handler = ctx->handler;
-    void *user = ctx->user;
-    size_t nf = ctx->nfilters;
-    if (nf > 8)
-        filters = malloc(nf * sizeof *filters);
-    if (filters)
-        for (size_t i = 0; i < nf; i++) {
-            filters[i] = ctx->filters[i];
-            tachy__filter_ref(filters[i]);
-        }
-    tachy_authenticator *auth = ctx->auth;
-    if (auth)
-        tachy__authenticator_ref(auth);
-    pthread_mutex_unlock(&srv->lock);
     if (!filters) {
         tachy_authenticator_destroy(auth);
         tachy__conn_reject(c, 500, "Out of memory");

@@ -91,9 +91,12 @@ static void normalize_into(char *dst, const char *src, size_t n) {
 /* 1 if s[0,n) holds CR, LF or NUL (forbidden in fields: RFC 9110 5.5, response
  * splitting), else 0. */
 static int has_forbidden(const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == '\r' || s[i] == '\n' || s[i] == '\0')
+    /* One unsigned compare rejects every byte above CR (the common case) at once. */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c <= '\r' && (c == '\r' || c == '\n' || c == '\0'))
             return 1;
+    }
     return 0;
 }
 
@@ -207,10 +210,18 @@ static int reserve_entry(tachy_headers *h) {
 
 /* Appends a value to name's group, creating the group at the end if needed. On failure
  * nothing is added. */
+static int add_hashed(tachy_headers *h, const char *name, size_t nlen, uint32_t hash,
+                      size_t i, const char *value, size_t vlen);
+
 static int add_unchecked(tachy_headers *h, const char *name, size_t nlen, const char *value,
                          size_t vlen) {
     uint32_t hash = name_hash(name, nlen);
-    size_t i = find_group(h, name, nlen, hash);
+    return add_hashed(h, name, nlen, hash, find_group(h, name, nlen, hash), value, vlen);
+}
+
+/* add_unchecked for a caller that already hashed the name and looked up its group i. */
+static int add_hashed(tachy_headers *h, const char *name, size_t nlen, uint32_t hash,
+                      size_t i, const char *value, size_t vlen) {
     int is_new = i == h->n;
     char *nstore, *vstore;
     hdr_entry *e;
@@ -345,9 +356,10 @@ int tachy_headers_set(tachy_headers *h, const char *name, const char *value) {
     rc = check_field(name, nlen, value, vlen);
     if (rc < 0)
         return rc;
-    i = find_group(h, name, nlen, name_hash(name, nlen));
+    uint32_t hash = name_hash(name, nlen);
+    i = find_group(h, name, nlen, hash);
     if (i == h->n)
-        return add_unchecked(h, name, nlen, value, vlen);
+        return add_hashed(h, name, nlen, hash, i, value, vlen);
 
     j = group_end(h, i);
     e = &h->e[i];

@@ -468,13 +468,8 @@ TACHY_API tachy_context *tachy_server_find_context(tachy_server *srv, const char
     return c;
 }
 
-tachy_context *tachy__server_acquire_context(tachy_server *srv, const char *path) {
-    pthread_mutex_lock(&srv->lock);
-    tachy_context *c = find_locked(srv, path);
-    if (c)
-        atomic_fetch_add(&c->refs, 1);
-    pthread_mutex_unlock(&srv->lock);
-    return c;
+tachy_context *tachy__server_find_context_locked(tachy_server *srv, const char *path) {
+    return find_locked(srv, path);
 }
 
 TACHY_API const char *tachy_context_path(const tachy_context *ctx) {

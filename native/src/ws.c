@@ -1414,5 +1414,9 @@ int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
     tachy__wsbuf_free(&r.in);
     tachy__wsbuf_free(&r.msg);
     tachy_ws_release(ws);
+    /* The exchange is over: close it, so that a front end that would otherwise wait for
+     * the close (the JNI bridge defers unclosed exchanges, as the JDK does) lets the core
+     * close the connection. Its getters stay valid until the handler returns. */
+    tachy_exchange_close(ex);
     return 0;
 }

@@ -146,11 +146,12 @@ TACHY_API void tachy_ws_options_init(tachy_ws_options *opt);
  * Sec-WebSocket-Accept, tachy_exchange_upgrade, on_open, the read loop, on_close.
  * Response headers the handler set before the call (cookies, ...) go out with the 101.
  *
- * Returns 0 once an upgraded connection has ended (whatever the close code), TACHY_EPROTO
- * when the request was refused (the 4xx response has been sent and the exchange closed:
- * the handler should just return 0), or another negative code when the 101 could not be
- * sent (TACHY_ENOMEM, TACHY_EHDRSENT, TACHY_EIO...). After it returns the handler must not
- * use ex's body streams; the core closes the connection when the handler returns.
+ * Returns 0 once an upgraded connection has ended (whatever the close code; the exchange
+ * is then closed), TACHY_EPROTO when the request was refused (the 4xx response has been
+ * sent and the exchange closed: the handler should just return 0), or another negative
+ * code when the 101 could not be sent (TACHY_ENOMEM, TACHY_EHDRSENT, TACHY_EIO...). The
+ * exchange's getters stay valid until the handler returns; the core closes the connection
+ * when the handler returns.
  */
 TACHY_API int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt);
 
