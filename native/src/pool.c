@@ -180,7 +180,13 @@ void tachy__pool_close(tachy__conn *c) {
         c->parked_idle = 0;
         atomic_fetch_sub(&srv->nidle, 1);
     }
-    close(c->fd); /* also removes it from the park set */
+    /* Leave the park set explicitly before closing. Merely closing would leave it to the
+     * file's last reference, and an epoll_wait in another thread may hold a transient one
+     * while it scans ready items (Linux 6.10+); dropped there, the release is deferred
+     * until that thread returns to user space - seconds later if it goes back to sleep -
+     * and the peer sees no FIN meanwhile. EPOLL_CTL_DEL waits for such a scan to end. */
+    epoll_ctl(srv->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
     c->fd = -1;
     /* A new generation: events still in flight for the old socket are ignored. */
     uint64_t s = atomic_load(&c->state);
