@@ -68,5 +68,34 @@ else
     echo "skipped: no jwebserver (JDK 18+) on this machine"
 fi
 
+if [ -f pom.xml ]; then
+    # The Java provider (java/), the Java demo (examples/java/) and the compat suite
+    # (compat-tests/, every test against the JDK's provider and against tachy), on the
+    # default JDK 17 and on JDK 25 when the machine has one.
+    JDK17=${JDK17:-/usr/lib/jvm/java-17-openjdk-amd64}
+    JDK25=${JDK25:-}
+    if [ -z "$JDK25" ]; then
+        for j in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-25-openjdk-amd64; do
+            [ -x "$j/bin/java" ] && JDK25=$j && break
+        done
+    fi
+    MODULES=${TACHY_MAVEN_MODULES:-java,examples/java}
+    step "Java provider ($MODULES) on JDK 17"
+    JAVA_HOME=$JDK17 mvn -B -ntp -pl "$MODULES" package
+    if [ -n "$JDK25" ]; then
+        step "Java provider ($MODULES) on JDK 25"
+        JAVA_HOME=$JDK25 mvn -B -ntp -pl "$MODULES" package -Dtachy.native.skip=true
+    else
+        step "JDK 25: skipped (no JDK 25 under /usr/lib/jvm; set JDK25=...)"
+    fi
+fi
+
+if [ -x tests/ws/run.sh ]; then
+    step "WebSocket conformance and real clients against tachy-hello /ws"
+    # the npm `ws` client, installed next to its test (kept out of git)
+    [ -d tests/ws/node_modules/ws ] || npm install --no-audit --no-fund --silent --prefix tests/ws ws >/dev/null
+    TACHY_WS_REQUIRE_ALL=${TACHY_WS_REQUIRE_ALL:-1} tests/ws/run.sh build/release/examples/tachy-hello
+fi
+
 echo
 echo "all suites passed"

@@ -1,0 +1,146 @@
+package dev.tachy.examples;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.tachy.httpserver.websocket.WebSocket;
+import dev.tachy.httpserver.websocket.WebSocketHandler;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The Java twin of tachy-hello (examples/hello.c), same routes and the same first line:
+ *
+ * <pre>
+ *   Hello [-p PORT] [-b ADDR]          (defaults: 8080, 127.0.0.1)
+ *
+ *   GET  /      -> 200 text/plain "Hello, World!"
+ *   HEAD /      -> the same headers, no body
+ *   POST /echo  -> the request body back (fixed length when the request declared one,
+ *                  chunked otherwise)
+ *   GET  /ws    -> WebSocket echo, text and binary (only when running on tachy)
+ * </pre>
+ *
+ * It uses nothing but com.sun.net.httpserver: with tachy-httpserver.jar on the class path
+ * it runs on tachy, without it on the JDK's built-in server. It prints
+ * "listening on http://ADDR:PORT/" once the server accepts connections and stops on
+ * SIGINT/SIGTERM.
+ */
+public final class Hello {
+    private static final byte[] HELLO = "Hello, World!".getBytes(StandardCharsets.US_ASCII);
+
+    private Hello() {}
+
+    public static void main(String[] args) throws Exception {
+        int port = 8080;
+        String addr = "127.0.0.1";
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "-p":
+                    port = Integer.parseInt(args[++i]);
+                    break;
+                case "-b":
+                    addr = args[++i];
+                    break;
+                case "-h":
+                    System.err.println("usage: Hello [-p PORT] [-b ADDR]");
+                    return;
+                default:
+                    System.err.println("usage: Hello [-p PORT] [-b ADDR]");
+                    System.exit(2);
+            }
+        }
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(addr), port), 0);
+        server.createContext("/", Hello::hello);
+        server.createContext("/echo", Hello::echo);
+        try {
+            server.createContext("/ws", WsEcho.handler());
+        } catch (NoClassDefFoundError e) {
+            // tachy-httpserver.jar is not on the class path: no /ws on the JDK's server
+        }
+        server.start();
+        InetSocketAddress a = server.getAddress();
+        String host = a.getAddress().getHostAddress();
+        System.out.println(host.indexOf(':') >= 0
+                ? "listening on http://[" + host + "]:" + a.getPort() + "/"
+                : "listening on http://" + host + ":" + a.getPort() + "/");
+        System.out.flush();
+        CountDownLatch done = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.stop(1);
+            done.countDown();
+        }, "hello-shutdown"));
+        done.await();
+    }
+
+    /** GET /ws: every message back as it came (loaded only when tachy is present). */
+    private static final class WsEcho implements WebSocket.Listener {
+        static WebSocketHandler handler() {
+            return new WebSocketHandler(ex -> new WsEcho());
+        }
+
+        @Override
+        public CompletionStage<?> onText(WebSocket ws, CharSequence text, boolean last) {
+            ws.sendText(text, last);
+            ws.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onBinary(WebSocket ws, ByteBuffer data, boolean last) {
+            ws.sendBinary(data, last);
+            ws.request(1);
+            return null;
+        }
+    }
+
+    private static void hello(HttpExchange ex) throws IOException {
+        String m = ex.getRequestMethod();
+        if (!m.equals("GET") && !m.equals("HEAD")) {
+            ex.getResponseHeaders().set("Allow", "GET, HEAD");
+            ex.sendResponseHeaders(405, -1);
+            ex.close();
+            return;
+        }
+        if (!ex.getRequestURI().getPath().equals("/")) {
+            ex.sendResponseHeaders(404, -1);
+            ex.close();
+            return;
+        }
+        ex.getResponseHeaders().set("Content-Type", "text/plain");
+        if (m.equals("HEAD")) {
+            // As tachy-hello: the GET headers (Content-length 13), no body.
+            ex.getResponseHeaders().set("Content-length", Integer.toString(HELLO.length));
+            ex.sendResponseHeaders(200, -1);
+            ex.close();
+            return;
+        }
+        ex.sendResponseHeaders(200, HELLO.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(HELLO);
+        }
+    }
+
+    private static void echo(HttpExchange ex) throws IOException {
+        if (!ex.getRequestMethod().equals("POST")) {
+            ex.getResponseHeaders().set("Allow", "POST");
+            ex.sendResponseHeaders(405, -1);
+            ex.close();
+            return;
+        }
+        String ct = ex.getRequestHeaders().getFirst("Content-Type");
+        ex.getResponseHeaders().set("Content-Type", ct != null ? ct : "application/octet-stream");
+        String cl = ex.getRequestHeaders().getFirst("Content-Length");
+        long len = cl != null ? Long.parseLong(cl.trim()) : -2; // -2: chunked request
+        ex.sendResponseHeaders(200, len > 0 ? len : len == 0 ? -1 : 0);
+        try (InputStream in = ex.getRequestBody(); OutputStream out = ex.getResponseBody()) {
+            in.transferTo(out);
+        }
+    }
+}

@@ -1,0 +1,211 @@
+package dev.tachy.httpserver;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.BindException;
+
+/**
+ * Every native method of the provider, and the two upcalls the native side makes.
+ *
+ * <p>Natives are registered by {@code JNI_OnLoad} (jni/natives.c) with RegisterNatives; there
+ * are no {@code Java_...} exports. Handles are C pointers carried as {@code long}. Calls return
+ * what the C function returned: a byte count or 0 on success, a negative {@code TACHY_E*} code
+ * on failure, which {@link #check} and {@link #ioException} turn into exceptions.
+ *
+ * <p>Thread rules are those of the C API (native/include/tachy/*.h): server and context calls
+ * from any thread; an exchange from the one thread that currently owns it
+ * ({@link TachyHttpExchange} serialises its calls).
+ */
+final class Native {
+    static {
+        NativeLoader.load();
+    }
+
+    private Native() {}
+
+    /* ---- error codes: the order of TACHY_ERRNO_MAP in tachy/error.h (append only) ------ */
+    static final int EINVAL = -1;
+    static final int ENOMEM = -2;
+    static final int ESTATE = -3;
+    static final int EBOUND = -4;
+    static final int ENOTBOUND = -5;
+    static final int ESTARTED = -6;
+    static final int ESTOPPED = -7;
+    static final int EADDRINUSE = -8;
+    static final int EADDRNOTAVAIL = -9;
+    static final int EEXISTS = -10;
+    static final int ENOTFOUND = -11;
+    static final int EHDRSENT = -12;
+    static final int EHDRNOTSENT = -13;
+    static final int EBADHEADER = -14;
+    static final int ENOBODY = -15;
+    static final int ETOOLONG = -16;
+    static final int ESHORT = -17;
+    static final int ECLOSED = -18;
+    static final int EIO = -19;
+    static final int ETIMEDOUT = -20;
+    static final int EPEERCLOSED = -21;
+    static final int ETRUNCATED = -22;
+    static final int EPROTO = -23;
+    static final int ETOOBIG = -24;
+    static final int ESYS = -25;
+    static final int EUPGRADED = -26;
+    static final int ENOTSUP = -27;
+
+    /* ---- indexes into the long[] given to serverCreate (jni/natives.c reads them) ------- */
+    static final int OPT_MAX_REQ_HEADERS = 0;
+    static final int OPT_MAX_REQ_HEADER_SIZE = 1;
+    static final int OPT_MAX_REQ_TIME_MS = 2;
+    static final int OPT_MAX_RSP_TIME_MS = 3;
+    static final int OPT_IDLE_INTERVAL_MS = 4;
+    static final int OPT_MAX_IDLE_CONNECTIONS = 5;
+    static final int OPT_MAX_CONNECTIONS = 6;
+    static final int OPT_DRAIN_AMOUNT = 7;
+    static final int OPT_NODELAY = 8;
+    static final int OPT_THREAD_STACK_SIZE = 9;
+    static final int OPT_THREAD_KEEPALIVE_MS = 10;
+    static final int OPT_LOG_LEVEL = 11; /* lowest tachy_log_level forwarded to Java; 0 = none */
+    static final int OPT_HTTP10_KEEPALIVE_MAX = 12;
+    static final int OPT_COUNT = 13;
+    /** Value meaning "keep the C default" in the options array. */
+    static final long OPT_DEFAULT = Long.MIN_VALUE;
+
+    /* ---- library ------------------------------------------------------------------------ */
+    static native String version();
+
+    static native String strerror(int code);
+
+    static native String errName(int code);
+
+    /** A new sun.net.httpserver.DefaultHttpServerProvider (the JDK's own), made through JNI
+     * because jdk.httpserver does not export its package: the HTTPS fallback. */
+    static native Object jdkProvider();
+
+    /* ---- server ------------------------------------------------------------------------- */
+    /** tachy_server_create_unbound: the handle (> 0) or a negative code. */
+    static native long serverCreate(long[] options);
+
+    static native int serverBind(long srv, String host, int port, int backlog);
+
+    static native int serverStart(long srv);
+
+    static native int serverStop(long srv, int delaySeconds);
+
+    static native void serverDestroy(long srv);
+
+    /** Numeric host of the bound address, or null when not bound. */
+    static native String serverHost(long srv);
+
+    static native int serverPort(long srv);
+
+    static native int serverConnectionCount(long srv);
+
+    /* ---- context ------------------------------------------------------------------------ */
+    /**
+     * Creates a C context whose handler calls {@link #dispatch} with id (id < 0: no handler
+     * yet, the core answers 500 "No handler for context"); the handle or a negative code.
+     */
+    static native long contextCreate(long srv, String path, int id);
+
+    static native int contextRemove(long srv, long ctx);
+
+    /** tachy_context_set_handler with the dispatcher (for a context created without one). */
+    static native int contextSetHandler(long ctx, int id);
+
+    /* ---- exchange ----------------------------------------------------------------------- */
+    /** Reads into b[off, off+len): count (> 0), 0 at the end of the body, or a code. */
+    static native int read(long ex, byte[] b, int off, int len);
+
+    static native int available(long ex);
+
+    /** Writes all of b[off, off+len): len or a code. */
+    static native int write(long ex, byte[] b, int off, int len);
+
+    static native int flush(long ex);
+
+    /**
+     * Replaces the C response headers with the serialised ones (see
+     * {@link TachyHttpExchange#serialise}) and sends the response headers.
+     */
+    static native int sendResponseHeaders(long ex, int code, long len, byte[] hdrs, int hdrsLen);
+
+    static native int close(long ex);
+
+    /** tachy_exchange_defer: the handler returned without closing; another thread will. */
+    static native int defer(long ex);
+
+    static native int requestBodyClose(long ex);
+
+    static native int responseBodyClose(long ex);
+
+    /* ---- upcalls (called from C; method IDs cached in JNI_OnLoad) ----------------------- */
+
+    /**
+     * The C handler of every context: one call per request. head holds the request, see
+     * {@link TachyHttpExchange} for the layout. Returns 0, or -1 to have the connection closed
+     * without a response (what the JDK does when a handler throws).
+     */
+    static int dispatch(int contextId, long ex, byte[] head) {
+        return TachyHttpServer.dispatch(contextId, ex, head);
+    }
+
+    /** tachy_options.log: the core's diagnostics, into the JDK's logger. */
+    static void log(int level, String message) {
+        TachyHttpServer.LOGGER.log(toLevel(level), message);
+    }
+
+    static Level toLevel(int tachyLevel) {
+        switch (tachyLevel) {
+            case 1: return Level.DEBUG;
+            case 2: return Level.INFO;
+            case 3: return Level.WARNING;
+            default: return Level.ERROR;
+        }
+    }
+
+    /** The lowest tachy_log_level whose messages the logger would publish (0 = none). */
+    static long lowestLogLevel() {
+        for (int l = 1; l <= 4; l++) {
+            if (TachyHttpServer.LOGGER.isLoggable(toLevel(l))) {
+                return l;
+            }
+        }
+        return 0;
+    }
+
+    /* ---- error helpers ------------------------------------------------------------------ */
+
+    static String message(int code) {
+        return "tachy: " + strerror(code);
+    }
+
+    /** An IOException for an I/O-path error code; messages mirror the JDK's where it has one. */
+    static IOException ioException(int code) {
+        switch (code) {
+            case EADDRINUSE:
+                return new BindException("Address already in use");
+            case EHDRSENT:
+                return new IOException("headers already sent");
+            case EHDRNOTSENT:
+                return new IOException("response headers not sent yet");
+            case ETOOLONG:
+                return new IOException("too many bytes to write to stream");
+            case ESHORT:
+                return new IOException("insufficient bytes written to stream");
+            case ECLOSED:
+                return new IOException("stream is closed");
+            case ETRUNCATED:
+                return new IOException("connection closed before all data received");
+            default:
+                return new IOException(message(code));
+        }
+    }
+
+    /** Throws ioException(code) when code is negative, else returns it. */
+    static int check(int code) throws IOException {
+        if (code < 0) {
+            throw ioException(code);
+        }
+        return code;
+    }
+}

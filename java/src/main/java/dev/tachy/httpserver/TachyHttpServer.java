@@ -1,0 +1,542 @@
+package dev.tachy.httpserver;
+
+import com.sun.net.httpserver.HttpContext;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An {@link HttpServer} whose sockets, threads and HTTP/1.1 protocol are tachy's C core
+ * (native/src); this class holds the Java-visible state (contexts, executor) and runs handlers.
+ *
+ * <p>Threads: every connection is served by one native thread, attached to the JVM once as a
+ * daemon thread named after it. Without an executor the handler runs on that thread. With one
+ * (setExecutor), the connection thread submits the exchange and waits for the handler to
+ * return; a rejected submission closes that connection and the server keeps serving.
+ */
+public final class TachyHttpServer extends HttpServer {
+
+    /** The JDK's logger name: handler failures and the core's diagnostics go here. */
+    static final Logger LOGGER = System.getLogger("com.sun.net.httpserver");
+
+    /** What getExecutor returns after start when none was set (the JDK's DefaultExecutor). */
+    private static final Executor DIRECT = new Executor() {
+        @Override
+        public void execute(Runnable task) {
+            task.run();
+        }
+
+        @Override
+        public String toString() {
+            return "tachy direct executor (the connection's own thread)";
+        }
+    };
+
+    private final HttpServer owner;
+    private final Object lock = new Object();
+    /** tachy_server*, 0 once destroyed. Guarded by lock. */
+    private long handle;
+    private boolean bound;
+    private boolean started;
+    private boolean stopped;
+    private InetSocketAddress address;
+    private volatile Executor executor;
+    private final Map<String, List<TachyHttpContext>> contexts = new HashMap<>();
+    /** Non-daemon thread alive from start() to stop(): keeps the JVM running, as the JDK's
+     * "HTTP-Dispatcher" thread does (connection threads are daemon threads). */
+    private Thread keepAlive;
+    private final CountDownLatch stopLatch = new CountDownLatch(1);
+    /** Exchanges a handler returned from without closing them (closed later, elsewhere);
+     * what stop() counts as exchanges in progress. */
+    final Set<TachyHttpExchange> pending = ConcurrentHashMap.newKeySet();
+    /** Requests inside their upcall right now. */
+    private final AtomicInteger inFlight = new AtomicInteger();
+
+    TachyHttpServer(InetSocketAddress addr, int backlog) throws IOException {
+        this(null, addr, backlog);
+    }
+
+    /** owner: the server handed to users (an HttpsServer wrapping this one), or null = this. */
+    TachyHttpServer(HttpServer owner, InetSocketAddress addr, int backlog) throws IOException {
+        this.owner = owner == null ? this : owner;
+        long h = Native.serverCreate(ServerConfig.options());
+        if (h < 0) {
+            throw Native.ioException((int) h);
+        }
+        handle = h;
+        if (addr != null) {
+            try {
+                bind(addr, backlog);
+            } catch (IOException | RuntimeException e) {
+                destroy();
+                throw e;
+            }
+        }
+    }
+
+    HttpServer owner() {
+        return owner;
+    }
+
+    private long handle() {
+        if (handle == 0) {
+            throw new IllegalStateException("server has been stopped");
+        }
+        return handle;
+    }
+
+    @Override
+    public void bind(InetSocketAddress addr, int backlog) throws IOException {
+        synchronized (lock) {
+            if (bound) {
+                throw new BindException("HttpServer already bound");
+            }
+            if (addr == null) {
+                throw new NullPointerException("null address");
+            }
+            if (addr.isUnresolved()) {
+                throw new SocketException("Unresolved address");
+            }
+            String host = addr.getAddress().isAnyLocalAddress() ? null : addr.getAddress().getHostAddress();
+            int rc = Native.serverBind(handle(), host, addr.getPort(), backlog);
+            if (rc < 0) {
+                if (rc == Native.EADDRINUSE) {
+                    throw new BindException("Address already in use");
+                }
+                if (rc == Native.EADDRNOTAVAIL) {
+                    throw new BindException("Cannot assign requested address");
+                }
+                throw Native.ioException(rc);
+            }
+            bound = true;
+            String h = Native.serverHost(handle);
+            int port = Native.serverPort(handle);
+            try {
+                address = new InetSocketAddress(InetAddress.getByName(h), port);
+            } catch (IOException e) {
+                address = new InetSocketAddress(addr.getAddress(), port);
+            }
+        }
+    }
+
+    @Override
+    public void start() {
+        synchronized (lock) {
+            if (!bound || started || stopped) {
+                throw new IllegalStateException("server in wrong state");
+            }
+            int rc = Native.serverStart(handle());
+            if (rc < 0) {
+                throw new IllegalStateException("server in wrong state: " + Native.strerror(rc));
+            }
+            started = true;
+            keepAlive = new Thread(null, this::awaitStop, "tachy-server-" + address.getPort(), 64 * 1024, false);
+            keepAlive.setDaemon(false);
+            keepAlive.start();
+        }
+    }
+
+    private void awaitStop() {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                stopLatch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void setExecutor(Executor executor) {
+        synchronized (lock) {
+            if (started) {
+                throw new IllegalStateException("server already started");
+            }
+            this.executor = executor;
+        }
+    }
+
+    @Override
+    public Executor getExecutor() {
+        Executor e = executor;
+        if (e == null) {
+            synchronized (lock) {
+                if (started) {
+                    return DIRECT;
+                }
+            }
+        }
+        return e;
+    }
+
+    /** The server whose handler the current thread is running (stop() from a handler). */
+    private static final ThreadLocal<TachyHttpServer> IN_HANDLER = new ThreadLocal<>();
+
+    /**
+     * Stops accepting, lets running exchanges finish for at most delay seconds, closes every
+     * connection, then frees the native server. A second call waits for the first.
+     */
+    @Override
+    public void stop(int delay) {
+        if (delay < 0) {
+            throw new IllegalArgumentException("negative delay parameter");
+        }
+        if (IN_HANDLER.get() == this) {
+            // Called by one of this server's handlers: the native stop waits for every
+            // connection thread, this one included, so it runs on its own thread. As with the
+            // JDK (whose stop waits the delay for the caller's own exchange), the caller
+            // returns after at most delay seconds.
+            Thread t = new Thread(() -> stopNow(delay), "tachy-stop");
+            t.setDaemon(false);
+            t.start();
+            try {
+                t.join(TimeUnit.SECONDS.toMillis(delay));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return;
+        }
+        stopNow(delay);
+    }
+
+    private void stopNow(int delay) {
+        long h;
+        boolean wasStarted;
+        boolean first;
+        synchronized (lock) {
+            first = !stopped;
+            stopped = true;
+            wasStarted = started;
+            h = handle;
+        }
+        if (!first || h == 0) {
+            if (wasStarted) {
+                awaitStop(); // another thread is stopping it: return when it is done
+            }
+            return;
+        }
+        long t0 = System.nanoTime();
+        boolean idle = inFlight.get() == 0 && pending.isEmpty();
+        // Outside the lock: this waits for the connection threads, which may need it.
+        Native.serverStop(h, delay);
+        if (wasStarted && idle && IDLE_STOP_WAITS) {
+            sleepUntil(t0 + TimeUnit.SECONDS.toNanos(delay));
+        }
+        // Exchanges a handler left open (pending) stay valid: their connection threads still
+        // wait for the close, holding the native server, and fail fast on the shut socket.
+        destroy();
+        stopLatch.countDown();
+    }
+
+    /**
+     * JDK 17..20 stop(delay) on a server with no exchange in progress still waits the whole
+     * delay (nothing wakes its dispatcher earlier); JDK 21+ returns at once.
+     */
+    private static final boolean IDLE_STOP_WAITS = Runtime.version().feature() < 21;
+
+    private static void sleepUntil(long deadline) {
+        boolean interrupted = false;
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(left);
+            } catch (InterruptedException e) {
+                interrupted = true;
+                break; // as the JDK: an interrupt ends the wait
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void destroy() {
+        List<TachyHttpContext> all;
+        long h;
+        synchronized (lock) {
+            h = handle;
+            handle = 0;
+            all = new ArrayList<>();
+            contexts.values().forEach(all::addAll);
+            for (TachyHttpContext c : all) {
+                c.nativeHandle = 0;
+            }
+        }
+        if (h != 0) {
+            Native.serverDestroy(h);
+        }
+        for (TachyHttpContext c : all) {
+            c.released();
+        }
+    }
+
+    @Override
+    public HttpContext createContext(String path, HttpHandler handler) {
+        if (handler == null || path == null) {
+            throw new NullPointerException("null handler, or path parameter");
+        }
+        return addContext(path, handler);
+    }
+
+    @Override
+    public HttpContext createContext(String path) {
+        if (path == null) {
+            throw new NullPointerException("null path parameter");
+        }
+        return addContext(path, null);
+    }
+
+    /**
+     * JDK 17 accepts a second context with an existing path (the first one keeps serving
+     * until removed); JDK 18+ refuses it (JDK-8269692). The C core has one context per path,
+     * so a duplicate waits in Java behind the one that owns the C context.
+     */
+    private static final boolean DUPLICATE_PATHS = Runtime.version().feature() < 18;
+
+    private TachyHttpContext addContext(String path, HttpHandler handler) {
+        synchronized (lock) {
+            List<TachyHttpContext> same = contexts.get(path);
+            if (same != null && !DUPLICATE_PATHS) {
+                throw new IllegalArgumentException("cannot add context to list");
+            }
+            TachyHttpContext ctx = new TachyHttpContext(this, path, handler);
+            if (same == null) {
+                try {
+                    attachNative(ctx);
+                } catch (RuntimeException e) {
+                    ctx.released();
+                    throw e;
+                }
+                same = new ArrayList<>(1);
+                contexts.put(path, same);
+            }
+            same.add(ctx);
+            return ctx;
+        }
+    }
+
+    /** Creates the C context of ctx (lock held). */
+    private void attachNative(TachyHttpContext ctx) {
+        if (handle == 0) {
+            return;
+        }
+        // No handler yet: the C context answers 500 "No handler for context" itself.
+        long c = Native.contextCreate(handle, ctx.getPath(), ctx.getHandler() != null ? ctx.id() : -1);
+        if (c < 0) {
+            if (c == Native.EEXISTS) {
+                throw new IllegalArgumentException("cannot add context to list");
+            }
+            if (c == Native.EINVAL) {
+                throw new IllegalArgumentException("Illegal value for path or protocol");
+            }
+            throw new UncheckedIOException(Native.ioException((int) c));
+        }
+        ctx.nativeHandle = c;
+    }
+
+    /** TachyHttpContext.setHandler on a context created without one. */
+    void handlerSet(TachyHttpContext ctx) {
+        synchronized (lock) {
+            if (ctx.nativeHandle != 0) {
+                Native.contextSetHandler(ctx.nativeHandle, ctx.id());
+            }
+        }
+    }
+
+    @Override
+    public void removeContext(String path) {
+        if (path == null) {
+            throw new NullPointerException("null path parameter");
+        }
+        TachyHttpContext ctx;
+        synchronized (lock) {
+            List<TachyHttpContext> same = contexts.get(path);
+            if (same == null) {
+                throw new IllegalArgumentException("cannot remove element from list");
+            }
+            ctx = same.get(0);
+        }
+        remove(ctx);
+    }
+
+    @Override
+    public void removeContext(HttpContext context) {
+        if (!(context instanceof TachyHttpContext)
+                || ((TachyHttpContext) context).tachyServer() != this) {
+            throw new IllegalArgumentException("wrong HttpContext type");
+        }
+        remove((TachyHttpContext) context);
+    }
+
+    private void remove(TachyHttpContext ctx) {
+        synchronized (lock) {
+            List<TachyHttpContext> same = contexts.get(ctx.getPath());
+            if (same == null || !same.remove(ctx)) {
+                throw new IllegalArgumentException("no such context in list");
+            }
+            if (ctx.nativeHandle != 0 && handle != 0) {
+                Native.contextRemove(handle, ctx.nativeHandle);
+            }
+            ctx.nativeHandle = 0;
+            if (same.isEmpty()) {
+                contexts.remove(ctx.getPath());
+            } else if (same.get(0).nativeHandle == 0) {
+                attachNative(same.get(0)); // a JDK 17 duplicate takes over the path
+            }
+        }
+        // A request already dispatched to it still finds it until this point; later ones 404.
+        ctx.released();
+    }
+
+    @Override
+    public InetSocketAddress getAddress() {
+        synchronized (lock) {
+            return address;
+        }
+    }
+
+    /** Open connections (tests). */
+    int connectionCount() {
+        synchronized (lock) {
+            return handle == 0 ? 0 : Native.serverConnectionCount(handle);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TachyHttpServer[" + getAddress() + "]";
+    }
+
+    /* ---- dispatch: one upcall per request ------------------------------------------------- */
+
+    /** Native.dispatch: runs on the connection's (attached) native thread. */
+    static int dispatch(int contextId, long ex, byte[] head) {
+        TachyHttpContext ctx = TachyHttpContext.lookup(contextId);
+        if (ctx == null) {
+            return -1; // removed while this request was being routed to it
+        }
+        TachyHttpExchange x;
+        try {
+            x = new TachyHttpExchange(ctx, ex, head);
+        } catch (RuntimeException e) {
+            LOGGER.log(Level.TRACE, "tachy: malformed request", e);
+            return -1;
+        }
+        if (x.rejected()) {
+            return x.rejectBadRequest();
+        }
+        TachyHttpServer srv = ctx.tachyServer();
+        srv.inFlight.incrementAndGet();
+        try {
+            return srv.run(ctx, x);
+        } finally {
+            srv.inFlight.decrementAndGet();
+        }
+    }
+
+    private int run(TachyHttpContext ctx, TachyHttpExchange x) {
+        Executor e = executor;
+        if (e == null) {
+            return invoke(ctx, x);
+        }
+        Task t = new Task(ctx, x);
+        try {
+            e.execute(t);
+        } catch (RuntimeException r) { // RejectedExecutionException, or a broken executor
+            // The JDK closes the connection when its executor refuses the exchange.
+            LOGGER.log(Level.TRACE, "ServerImpl.Dispatcher: executor rejected the exchange", r);
+            x.invalidate();
+            return -1;
+        }
+        return t.await();
+    }
+
+    /** Runs the chain; maps the outcome to the C handler's return value. */
+    int invoke(TachyHttpContext ctx, TachyHttpExchange x) {
+        TachyHttpServer outer = IN_HANDLER.get();
+        IN_HANDLER.set(this);
+        try {
+            ctx.invoke(x);
+        } catch (Exception t) {
+            // The JDK logs at TRACE ("ServerImpl.Exchange") and closes the connection unless
+            // the response was already complete.
+            LOGGER.log(Level.TRACE, "ServerImpl.Exchange", t);
+            return x.afterFailure();
+        } catch (Throwable t) {
+            LOGGER.log(Level.ERROR, "ServerImpl.Exchange", t);
+            return x.afterFailure();
+        } finally {
+            if (outer == null) {
+                IN_HANDLER.remove();
+            } else {
+                IN_HANDLER.set(outer);
+            }
+        }
+        x.handlerReturned();
+        return 0;
+    }
+
+    /** The exchange handed to an executor; the connection thread waits in await. */
+    private final class Task implements Runnable {
+        private final TachyHttpContext ctx;
+        private final TachyHttpExchange x;
+        private boolean done;
+        private int result;
+
+        Task(TachyHttpContext ctx, TachyHttpExchange x) {
+            this.ctx = ctx;
+            this.x = x;
+        }
+
+        @Override
+        public void run() {
+            int r = -1;
+            try {
+                r = invoke(ctx, x);
+            } finally {
+                synchronized (this) {
+                    result = r;
+                    done = true;
+                    notifyAll();
+                }
+            }
+        }
+
+        synchronized int await() {
+            boolean interrupted = false;
+            while (!done) {
+                try {
+                    wait();
+                } catch (InterruptedException ie) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return result;
+        }
+    }
+}

@@ -1,0 +1,298 @@
+/*
+ * jni/bridge.c - the JVM side of tachy: loading, thread attachment, logging, and the one
+ * upcall per request.
+ *
+ * Threads (the JNA model): the core calls tachy_jni__thread_start on every connection and
+ * acceptor thread as it starts; the thread is attached there, once, as a daemon Java thread
+ * named after the core's name ("tachy-conn-3"), and detached in tachy_jni__thread_stop just
+ * before it exits. A pthread key destructor detaches any thread that got attached another
+ * way (a log call from a thread the hooks did not see) when it exits.
+ *
+ * Upcalls: Native.dispatch (per request) and Native.log. Each runs inside
+ * PushLocalFrame/PopLocalFrame, and ExceptionCheck follows every JNI call that can throw. The
+ * class and method IDs are cached once in JNI_OnLoad as global references: nothing is looked
+ * up per request, and no global reference is created per request.
+ */
+#include "bridge.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static JavaVM *g_vm;
+static jclass g_native;       /* global ref: dev.tachy.httpserver.Native */
+static jmethodID g_dispatch;  /* static int dispatch(int, long, byte[]) */
+static jmethodID g_log;       /* static void log(int, String) */
+static pthread_key_t g_attach_key;
+static int g_attach_key_ok;
+
+/* ---- attaching threads ---------------------------------------------------------------- */
+
+/* Key destructor: runs at the exit of a thread that is still attached. */
+static void detach_at_exit(void *value) {
+    if (value != NULL && g_vm != NULL) {
+        (*g_vm)->DetachCurrentThread(g_vm);
+    }
+}
+
+/* The JNIEnv of the calling thread, attaching it (daemon, named) if needed; NULL on failure. */
+static JNIEnv *env_attach(const char *name) {
+    JNIEnv *env = NULL;
+    if (g_vm == NULL) {
+        return NULL;
+    }
+    jint rc = (*g_vm)->GetEnv(g_vm, (void **)&env, TACHY_JNI_VERSION);
+    if (rc == JNI_OK) {
+        return env;
+    }
+    if (rc != JNI_EDETACHED) {
+        return NULL;
+    }
+    char tname[64];
+    if (name == NULL || name[0] == '\0') {
+        name = "thread";
+    }
+    /* Readable Java thread names: the core's name, prefixed with "tachy-" if it lacks it. */
+    if (strncmp(name, "tachy", 5) == 0) {
+        snprintf(tname, sizeof tname, "%s", name);
+    } else {
+        snprintf(tname, sizeof tname, "tachy-%s", name);
+    }
+    JavaVMAttachArgs args = {TACHY_JNI_VERSION, tname, NULL};
+    if ((*g_vm)->AttachCurrentThreadAsDaemon(g_vm, (void **)&env, &args) != JNI_OK) {
+        return NULL;
+    }
+    if (g_attach_key_ok) {
+        pthread_setspecific(g_attach_key, (void *)1);
+    }
+    return env;
+}
+
+void tachy_jni__thread_start(void *user, const char *name) {
+    (void)user;
+    (void)env_attach(name);
+}
+
+void tachy_jni__thread_stop(void *user) {
+    (void)user;
+    JNIEnv *env = NULL;
+    if (g_vm == NULL || (*g_vm)->GetEnv(g_vm, (void **)&env, TACHY_JNI_VERSION) != JNI_OK) {
+        return;
+    }
+    (*g_vm)->DetachCurrentThread(g_vm);
+    if (g_attach_key_ok) {
+        pthread_setspecific(g_attach_key, NULL);
+    }
+}
+
+/* ---- logging ---------------------------------------------------------------------------- */
+
+void tachy_jni__log(void *user, int level, const char *message) {
+    const tachy_jni_server *js = user;
+    if (js == NULL || js->log_min <= 0 || level < js->log_min || message == NULL) {
+        return;
+    }
+    JNIEnv *env = env_attach("log");
+    if (env == NULL || (*env)->PushLocalFrame(env, 2) != 0) {
+        return;
+    }
+    /* NewStringUTF wants modified UTF-8: keep printable ASCII, replace everything else. */
+    char buf[1024];
+    size_t i = 0;
+    for (; message[i] != '\0' && i < sizeof buf - 1; i++) {
+        unsigned char c = (unsigned char)message[i];
+        buf[i] = (c >= 0x20 && c < 0x7f) || c == '\t' ? (char)c : '?';
+    }
+    buf[i] = '\0';
+    jstring s = (*env)->NewStringUTF(env, buf);
+    if (s != NULL && !(*env)->ExceptionCheck(env)) {
+        (*env)->CallStaticVoidMethod(env, g_native, g_log, (jint)level, s);
+    }
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env); /* a logger failing must not break the server */
+    }
+    (*env)->PopLocalFrame(env, NULL);
+}
+
+/* ---- the request upcall ------------------------------------------------------------------- */
+
+/* A byte buffer that starts on the stack and moves to the heap when it outgrows it. */
+typedef struct head_buf {
+    char *p;
+    size_t len;
+    size_t cap;
+    int heap;
+    int failed;
+} head_buf;
+
+static void hb_put(head_buf *b, const char *s, size_t n) {
+    if (b->failed) {
+        return;
+    }
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap * 2;
+        while (cap < b->len + n + 1) {
+            cap *= 2;
+        }
+        char *p = b->heap ? realloc(b->p, cap) : malloc(cap);
+        if (p == NULL) {
+            b->failed = 1;
+            return;
+        }
+        if (!b->heap) {
+            memcpy(p, b->p, b->len);
+        }
+        b->p = p;
+        b->cap = cap;
+        b->heap = 1;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len++] = '\0'; /* every field is NUL-terminated */
+}
+
+static void hb_str(head_buf *b, const char *s) {
+    if (s == NULL) {
+        s = "";
+    }
+    hb_put(b, s, strlen(s));
+}
+
+static void hb_addr(head_buf *b, int rc, const char *host, int port) {
+    char num[16];
+    if (rc < 0) {
+        host = "0.0.0.0";
+        port = 0;
+    }
+    hb_str(b, host);
+    int n = snprintf(num, sizeof num, "%d", port);
+    hb_put(b, num, (size_t)n);
+}
+
+static void hb_headers(head_buf *b, const tachy_headers *h) {
+    size_t cursor = 0;
+    const char *name, *value;
+    while (h != NULL && tachy_headers_next(h, &cursor, &name, &value)) {
+        hb_str(b, name);
+        hb_str(b, value);
+    }
+}
+
+/*
+ * The request head in the layout TachyHttpExchange reads: NUL-terminated ISO-8859-1 fields
+ * method, uri, protocol, remote host, remote port, local host, local port, the number N of
+ * request header pairs, then N name/value pairs (names normalised by the core), then the
+ * response headers the core has already set (HTTP/1.0 Connection/Keep-Alive, as the JDK
+ * does before the handler runs) as name/value pairs until the end.
+ */
+static void head_build(head_buf *b, tachy_exchange *ex) {
+    char host[64];
+    int port = 0;
+    int rc;
+    hb_str(b, tachy_exchange_request_method(ex));
+    hb_str(b, tachy_exchange_request_uri(ex));
+    hb_str(b, tachy_exchange_protocol(ex));
+    rc = tachy_exchange_remote_address(ex, host, sizeof host, &port);
+    hb_addr(b, rc, host, port);
+    rc = tachy_exchange_local_address(ex, host, sizeof host, &port);
+    hb_addr(b, rc, host, port);
+    const tachy_headers *req = tachy_exchange_request_headers(ex);
+    char num[24];
+    int n = snprintf(num, sizeof num, "%zu", req != NULL ? tachy_headers_pairs(req) : (size_t)0);
+    hb_put(b, num, (size_t)n);
+    hb_headers(b, req);
+    hb_headers(b, tachy_exchange_response_headers(ex));
+}
+
+int tachy_jni__dispatch(tachy_exchange *ex, void *user) {
+    jint id = (jint)(intptr_t)user;
+    JNIEnv *env = env_attach("handler");
+    if (env == NULL) {
+        return -1;
+    }
+    char stack[2048];
+    head_buf b = {stack, 0, sizeof stack, 0, 0};
+    head_build(&b, ex);
+    int result = -1;
+    if (b.failed || (*env)->PushLocalFrame(env, 4) != 0) {
+        (*env)->ExceptionClear(env);
+        goto out;
+    }
+    jbyteArray head = (*env)->NewByteArray(env, (jsize)b.len);
+    if (head != NULL) {
+        (*env)->SetByteArrayRegion(env, head, 0, (jsize)b.len, (const jbyte *)b.p);
+    }
+    if (head != NULL && !(*env)->ExceptionCheck(env)) {
+        jint rc = (*env)->CallStaticIntMethod(env, g_native, g_dispatch, id,
+                                             (jlong)(intptr_t)ex, head);
+        if (!(*env)->ExceptionCheck(env)) {
+            result = rc < 0 ? -1 : 0;
+        }
+    }
+    if ((*env)->ExceptionCheck(env)) {
+        /* Native.dispatch catches everything a handler throws; this is an Error raised in
+         * the bridge itself (OutOfMemoryError, ...): report it and close the connection. */
+        (*env)->ExceptionDescribe(env);
+        (*env)->ExceptionClear(env);
+        result = -1;
+    }
+    (*env)->PopLocalFrame(env, NULL);
+out:
+    if (b.heap) {
+        free(b.p);
+    }
+    return result;
+}
+
+/* ---- load / unload ------------------------------------------------------------------------- */
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+    (void)reserved;
+    JNIEnv *env = NULL;
+    if ((*vm)->GetEnv(vm, (void **)&env, TACHY_JNI_VERSION) != JNI_OK) {
+        return JNI_ERR;
+    }
+    jclass cls = (*env)->FindClass(env, TACHY_JNI_NATIVE_CLASS);
+    if (cls == NULL) {
+        return JNI_ERR; /* NoClassDefFoundError pending */
+    }
+    if (tachy_jni__register_natives(env, cls) != 0) {
+        return JNI_ERR;
+    }
+    if (tachy_jni__register_ws_natives(env) != 0) {
+        return JNI_ERR;
+    }
+    g_dispatch = (*env)->GetStaticMethodID(env, cls, "dispatch", "(IJ[B)I");
+    if (g_dispatch == NULL) {
+        return JNI_ERR;
+    }
+    g_log = (*env)->GetStaticMethodID(env, cls, "log", "(ILjava/lang/String;)V");
+    if (g_log == NULL) {
+        return JNI_ERR;
+    }
+    g_native = (*env)->NewGlobalRef(env, cls);
+    if (g_native == NULL) {
+        return JNI_ERR;
+    }
+    g_attach_key_ok = pthread_key_create(&g_attach_key, detach_at_exit) == 0;
+    g_vm = vm;
+    return TACHY_JNI_VERSION;
+}
+
+JNIEXPORT void JNICALL JNI_OnUnload(JavaVM *vm, void *reserved) {
+    (void)reserved;
+    JNIEnv *env = NULL;
+    if ((*vm)->GetEnv(vm, (void **)&env, TACHY_JNI_VERSION) == JNI_OK && g_native != NULL) {
+        (*env)->DeleteGlobalRef(env, g_native);
+    }
+    g_native = NULL;
+    g_dispatch = NULL;
+    g_log = NULL;
+    if (g_attach_key_ok) {
+        pthread_key_delete(g_attach_key);
+        g_attach_key_ok = 0;
+    }
+    g_vm = NULL;
+}

@@ -1,0 +1,57 @@
+/*
+ * jni/bridge.h - declarations shared by the JNI bridge's files. Never installed.
+ *
+ * bridge.c  : JNI_OnLoad/OnUnload, the cached class and method IDs, the thread hooks that
+ *             attach connection threads to the JVM, the log hook, and the C handler that
+ *             makes the one upcall per request (Native.dispatch).
+ * natives.c : the native methods of dev.tachy.httpserver.Native and their registration.
+ *
+ * Everything here has hidden visibility (and exports.map hides it again at link time).
+ */
+#ifndef TACHY_JNI_BRIDGE_H
+#define TACHY_JNI_BRIDGE_H
+
+#include <jni.h>
+#include <tachy/tachy.h>
+
+#define TACHY_JNI_VERSION JNI_VERSION_1_8
+#define TACHY_JNI_NATIVE_CLASS "dev/tachy/httpserver/Native"
+
+/* Indexes into the long[] that Native.serverCreate receives (Native.OPT_*). */
+enum {
+    TACHY_JNI_OPT_MAX_REQ_HEADERS = 0,
+    TACHY_JNI_OPT_MAX_REQ_HEADER_SIZE,
+    TACHY_JNI_OPT_MAX_REQ_TIME_MS,
+    TACHY_JNI_OPT_MAX_RSP_TIME_MS,
+    TACHY_JNI_OPT_IDLE_INTERVAL_MS,
+    TACHY_JNI_OPT_MAX_IDLE_CONNECTIONS,
+    TACHY_JNI_OPT_MAX_CONNECTIONS,
+    TACHY_JNI_OPT_DRAIN_AMOUNT,
+    TACHY_JNI_OPT_NODELAY,
+    TACHY_JNI_OPT_THREAD_STACK_SIZE,
+    TACHY_JNI_OPT_THREAD_KEEPALIVE_MS,
+    TACHY_JNI_OPT_LOG_LEVEL,
+    TACHY_JNI_OPT_HTTP10_KEEPALIVE_MAX,
+    TACHY_JNI_OPT_COUNT
+};
+
+/* Per-server state owned by the bridge, reachable through tachy_options.log_user. */
+typedef struct tachy_jni_server {
+    int log_min; /* lowest tachy_log_level forwarded to Java; 0 = none */
+} tachy_jni_server;
+
+/* The C handler of every Java-backed context: user is the context id (an int). */
+int tachy_jni__dispatch(tachy_exchange *ex, void *user);
+
+/* tachy_options hooks (bridge.c). */
+void tachy_jni__thread_start(void *user, const char *name);
+void tachy_jni__thread_stop(void *user);
+void tachy_jni__log(void *user, int level, const char *message);
+
+/* Registers WsNative's methods and caches TachyWebSocket's upcalls (ws_natives.c). */
+int tachy_jni__register_ws_natives(JNIEnv *env);
+
+/* Registers Native's methods on cls (natives.c). Returns 0 or a JNI error. */
+int tachy_jni__register_natives(JNIEnv *env, jclass cls);
+
+#endif

@@ -1,0 +1,1080 @@
+/*
+ * test_ws_socket.c - WebSocket end to end: a real tachy server on 127.0.0.1 port 0 with
+ * WebSocket handlers, and a raw-socket client that does the handshake and writes frames
+ * byte by byte as RFC 6455 describes them (valid and invalid ones).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tachy/tachy.h>
+#include <tachy/ws.h>
+
+#include "ws_internal.h"
+
+/* ---- server side ------------------------------------------------------------------------- */
+
+static tachy_server *srv;
+static int port;
+
+static tachy_ws_options echo_opt, frag_opt, closer_opt, hold_opt, slow_opt, ping_opt, idle_opt;
+
+/* Handles retained by the "hold" endpoint (broadcast and cross-thread tests). */
+#define MAX_HELD 8
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t held_cond = PTHREAD_COND_INITIALIZER;
+static tachy_ws *held[MAX_HELD];
+static int nheld;
+static int closes_seen;
+static int last_close_code;
+static tachy_ws *last_close_ws;
+static long long last_close_at; /* mono_ms() of the last on_close, for diagnostics */
+static long long mono_ms(void);
+static int last_error;
+
+static int ws_handler(tachy_exchange *ex, void *user) {
+    int rc = tachy_ws_serve(ex, user);
+    return rc == TACHY_EPROTO ? 0 : rc; /* refused: the 4xx was sent */
+}
+
+static void echo_message(tachy_ws *ws, int type, const void *data, size_t len, int last,
+                         void *user) {
+    (void)user;
+    if (type == TACHY_WS_TEXT && len == 5 && memcmp(data, "close", 5) == 0) {
+        tachy_ws_close(ws, 4000, "asked to");
+        return;
+    }
+    if (type == TACHY_WS_TEXT)
+        tachy_ws_send_text(ws, data, len);
+    else
+        tachy_ws_send_binary(ws, data, len);
+    (void)last;
+}
+
+/* deliver_fragments: every piece is echoed as a fragment of the same kind. */
+static void frag_message(tachy_ws *ws, int type, const void *data, size_t len, int last,
+                         void *user) {
+    (void)user;
+    tachy_ws_send_fragment(ws, type, data, len, last);
+}
+
+static void closer_open(tachy_ws *ws, void *user) {
+    (void)user;
+    tachy_ws_send_text(ws, "bye soon", 8);
+    tachy_ws_close(ws, 1000, "bye");
+}
+
+static void hold_open(tachy_ws *ws, void *user) {
+    (void)user;
+    tachy_ws_retain(ws);
+    pthread_mutex_lock(&held_lock);
+    if (nheld < MAX_HELD)
+        held[nheld++] = ws;
+    else
+        tachy_ws_release(ws);
+    pthread_cond_broadcast(&held_cond);
+    pthread_mutex_unlock(&held_lock);
+}
+
+static void note_close(tachy_ws *ws, int code, const char *reason, size_t len, void *user) {
+    (void)reason;
+    (void)len;
+    (void)user;
+    pthread_mutex_lock(&held_lock);
+    closes_seen++;
+    last_close_code = code;
+    last_close_ws = ws;
+    last_close_at = mono_ms();
+    pthread_cond_broadcast(&held_cond);
+    pthread_mutex_unlock(&held_lock);
+}
+
+static void note_error(tachy_ws *ws, int err, int code, const char *what, void *user) {
+    (void)ws;
+    (void)code;
+    (void)what;
+    (void)user;
+    pthread_mutex_lock(&held_lock);
+    last_error = err;
+    pthread_mutex_unlock(&held_lock);
+}
+
+static const char *const protocols[] = {"v2.chat", "chat"};
+
+static int setup(void **state) {
+    (void)state;
+    tachy_ws_options_init(&echo_opt);
+    echo_opt.cb.on_message = echo_message;
+    echo_opt.cb.on_close = note_close;
+    echo_opt.cb.on_error = note_error;
+    echo_opt.max_message_size = 1 << 20;
+    echo_opt.max_frame_size = 1 << 20;
+    echo_opt.subprotocols = protocols;
+    echo_opt.num_subprotocols = 2;
+    echo_opt.close_timeout_ms = 2000;
+
+    frag_opt = echo_opt;
+    frag_opt.cb.on_message = frag_message;
+    frag_opt.deliver_fragments = 1;
+
+    closer_opt = echo_opt;
+    closer_opt.cb.on_open = closer_open;
+
+    hold_opt = echo_opt;
+    hold_opt.cb.on_open = hold_open;
+
+    slow_opt = hold_opt;
+    slow_opt.send_timeout_ms = 300;
+    slow_opt.close_timeout_ms = 300;
+
+    ping_opt = echo_opt;
+    ping_opt.ping_interval_ms = 150;
+    ping_opt.ping_timeout_ms = 300;
+
+    idle_opt = echo_opt;
+    idle_opt.idle_timeout_ms = 200;
+
+    assert_int_equal(tachy_server_create(&srv, "127.0.0.1", 0, 0, NULL), 0);
+    assert_int_equal(tachy_server_create_context(srv, "/echo", ws_handler, &echo_opt, NULL), 0);
+    assert_int_equal(tachy_server_create_context(srv, "/frag", ws_handler, &frag_opt, NULL), 0);
+    assert_int_equal(tachy_server_create_context(srv, "/closer", ws_handler, &closer_opt, NULL), 0);
+    assert_int_equal(tachy_server_create_context(srv, "/hold", ws_handler, &hold_opt, NULL), 0);
+    assert_int_equal(tachy_server_create_context(srv, "/slow", ws_handler, &slow_opt, NULL), 0);
+    assert_int_equal(tachy_server_create_context(srv, "/ping", ws_handler, &ping_opt, NULL), 0);
+    assert_int_equal(tachy_server_create_context(srv, "/idle", ws_handler, &idle_opt, NULL), 0);
+    assert_int_equal(tachy_server_start(srv), 0);
+    port = tachy_server_port(srv);
+    assert_true(port > 0);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    pthread_mutex_lock(&held_lock);
+    for (int i = 0; i < nheld; i++)
+        tachy_ws_release(held[i]);
+    nheld = 0;
+    pthread_mutex_unlock(&held_lock);
+    tachy_server_stop(srv, 0);
+    tachy_server_destroy(srv);
+    return 0;
+}
+
+/* ---- client side ------------------------------------------------------------------------- */
+
+static int dial(void) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_port = htons((uint16_t)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    struct timeval tv = {5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+static void send_all(int fd, const void *p, size_t n) {
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+        assert_true(w > 0);
+        c += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Reads exactly n bytes; returns 0, or -1 on EOF/error/timeout. */
+static int recv_all(int fd, void *p, size_t n) {
+    char *c = p;
+    while (n > 0) {
+        ssize_t r = recv(fd, c, n, 0);
+        if (r <= 0)
+            return -1;
+        c += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* Reads a response head into buf (NUL-terminated); returns the status code. */
+static int read_head(int fd, char *buf, size_t cap) {
+    size_t n = 0;
+    while (n + 1 < cap) {
+        if (recv(fd, buf + n, 1, 0) != 1)
+            break;
+        n++;
+        if (n >= 4 && memcmp(buf + n - 4, "\r\n\r\n", 4) == 0)
+            break;
+    }
+    buf[n] = '\0';
+    int status = 0;
+    sscanf(buf, "HTTP/1.%*d %d", &status);
+    return status;
+}
+
+/* Case-insensitive header lookup in a response head; copies the value. */
+static int head_value(const char *head, const char *name, char *out, size_t cap) {
+    size_t nlen = strlen(name);
+    for (const char *p = strstr(head, "\r\n"); p && p[2]; p = strstr(p + 2, "\r\n")) {
+        const char *line = p + 2;
+        if (strncasecmp(line, name, nlen) == 0 && line[nlen] == ':') {
+            const char *v = line + nlen + 1;
+            while (*v == ' ')
+                v++;
+            const char *e = strstr(v, "\r\n");
+            size_t len = e ? (size_t)(e - v) : strlen(v);
+            if (len >= cap)
+                len = cap - 1;
+            memcpy(out, v, len);
+            out[len] = '\0';
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static const char *key = "dGhlIHNhbXBsZSBub25jZQ==";
+
+/* Opens a WebSocket on path with extra request header lines; returns the fd. */
+static int ws_open(const char *path, const char *extra, char *head, size_t cap) {
+    int fd = dial();
+    char req[1024];
+    int n = snprintf(req, sizeof req,
+                     "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                     "Connection: keep-alive, Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+                     "Sec-WebSocket-Version: 13\r\n%s\r\n",
+                     path, key, extra ? extra : "");
+    send_all(fd, req, (size_t)n);
+    char local[2048];
+    if (!head) {
+        head = local;
+        cap = sizeof local;
+    }
+    assert_int_equal(read_head(fd, head, cap), 101);
+    char v[128];
+    assert_true(head_value(head, "Sec-WebSocket-Accept", v, sizeof v));
+    assert_string_equal(v, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+    return fd;
+}
+
+static uint32_t mask_seed = 0x12345678;
+
+/* Writes one client frame (masked unless unmasked = 1). */
+static void send_frame_ex(int fd, int fin, int rsv, int op, const void *payload, size_t len,
+                          int unmasked) {
+    mask_seed = mask_seed * 1103515245u + 12345u;
+    uint8_t key4[4] = {(uint8_t)(mask_seed >> 24), (uint8_t)(mask_seed >> 16),
+                       (uint8_t)(mask_seed >> 8), (uint8_t)mask_seed};
+    uint8_t *buf = malloc(TACHY__WS_MAX_HEADER + len);
+    assert_non_null(buf);
+    size_t h = tachy__ws_frame_header(buf, fin, 0, op, len, unmasked ? NULL : key4);
+    buf[0] |= (uint8_t)(rsv << 4); /* rsv: bits RSV1..RSV3 as 4, 2, 1 */
+    if (len)
+        memcpy(buf + h, payload, len);
+    if (!unmasked)
+        tachy__ws_mask(buf + h, len, key4, 0);
+    send_all(fd, buf, h + len);
+    free(buf);
+}
+
+static void send_frame(int fd, int fin, int op, const void *payload, size_t len) {
+    send_frame_ex(fd, fin, 0, op, payload, len, 0);
+}
+
+typedef struct rframe {
+    int fin, rsv1, op;
+    uint8_t *data;
+    size_t len;
+} rframe;
+
+/* Reads one server frame (unmasked, as RFC 6455 requires). Returns 0 or -1 on EOF. */
+static int read_frame(int fd, rframe *f) {
+    uint8_t h[TACHY__WS_MAX_HEADER];
+    if (recv_all(fd, h, 2) < 0)
+        return -1;
+    size_t hl = 2 + ((h[1] & 0x7F) == 126 ? 2 : (h[1] & 0x7F) == 127 ? 8 : 0);
+    if (hl > 2 && recv_all(fd, h + 2, hl - 2) < 0)
+        return -1;
+    tachy__ws_frame fr;
+    tachy__ws_parse_rules rules = {-1, 1, 0, 0};
+    assert_true(tachy__ws_frame_parse(h, hl, &rules, &fr) >= 0);
+    assert_int_equal(fr.header_len, hl);
+    f->fin = fr.fin;
+    f->rsv1 = fr.rsv1;
+    f->op = fr.opcode;
+    f->len = (size_t)fr.payload_len;
+    f->data = malloc(f->len + 1);
+    assert_non_null(f->data);
+    if (recv_all(fd, f->data, f->len) < 0) {
+        free(f->data);
+        return -1;
+    }
+    f->data[f->len] = 0;
+    return 0;
+}
+
+/* The server closes TCP: recv sees EOF (within the 5 s receive timeout). */
+static void expect_eof(int fd) {
+    char c;
+    ssize_t r = recv(fd, &c, 1, 0);
+    if (r != 0) {
+        int e = errno;
+        pthread_mutex_lock(&held_lock);
+        long long ago = mono_ms() - last_close_at;
+        pthread_mutex_unlock(&held_lock);
+        fail_msg("expected EOF, got %zd (%s); the last on_close ran %lld ms ago", r,
+                 r < 0 ? (e == EAGAIN ? "timed out" : strerror(e)) : "data", ago);
+    }
+}
+
+/* Expects the server's close frame with code (0 = no payload), then EOF. */
+static void expect_close(int fd, int code) {
+    rframe f;
+    for (int i = 0; i < 64; i++) { /* skip data the server sent before closing */
+        assert_int_equal(read_frame(fd, &f), 0);
+        if (f.op == 8)
+            break;
+        free(f.data);
+    }
+    assert_int_equal(f.op, 8);
+    if (code == 0) {
+        assert_int_equal(f.len, 0);
+    } else {
+        assert_true(f.len >= 2);
+        assert_int_equal(f.data[0] << 8 | f.data[1], code);
+    }
+    free(f.data);
+    /* Answer like a polite client would, then the server closes TCP. */
+    uint8_t reply[2] = {(uint8_t)(code >> 8), (uint8_t)code};
+    send_frame(fd, 1, 8, reply, code ? 2 : 0);
+    expect_eof(fd);
+    close(fd);
+}
+
+static void expect_message(int fd, int op, const void *data, size_t len) {
+    rframe f;
+    assert_int_equal(read_frame(fd, &f), 0);
+    assert_int_equal(f.op, op);
+    assert_int_equal(f.fin, 1);
+    assert_int_equal(f.rsv1, 0);
+    assert_int_equal(f.len, len);
+    if (len)
+        assert_memory_equal(f.data, data, len);
+    free(f.data);
+}
+
+static void client_close(int fd) {
+    const uint8_t bye[] = {0x03, 0xE8, 'o', 'k'};
+    send_frame(fd, 1, 8, bye, sizeof bye);
+    rframe f;
+    assert_int_equal(read_frame(fd, &f), 0);
+    assert_int_equal(f.op, 8);
+    assert_int_equal(f.len, 2); /* the code echoed */
+    assert_int_equal(f.data[0] << 8 | f.data[1], 1000);
+    free(f.data);
+    expect_eof(fd); /* server closes TCP first */
+    close(fd);
+}
+
+/* ---- handshake ------------------------------------------------------------------------------ */
+
+static void handshake_ok_with_subprotocol(void **state) {
+    (void)state;
+    char head[2048], v[128];
+    int fd = ws_open("/echo", "Sec-WebSocket-Protocol: chat, v2.chat\r\n", head, sizeof head);
+    assert_true(head_value(head, "Upgrade", v, sizeof v));
+    assert_true(strcasecmp(v, "websocket") == 0);
+    assert_true(head_value(head, "Connection", v, sizeof v));
+    assert_true(strcasecmp(v, "Upgrade") == 0);
+    assert_true(head_value(head, "Sec-WebSocket-Protocol", v, sizeof v));
+    assert_string_equal(v, "v2.chat"); /* the server's preference */
+    assert_false(head_value(head, "Sec-WebSocket-Extensions", v, sizeof v));
+    client_close(fd);
+}
+
+static int refused(const char *request, char *head, size_t cap) {
+    int fd = dial();
+    send_all(fd, request, strlen(request));
+    int status = read_head(fd, head, cap);
+    close(fd);
+    return status;
+}
+
+static void handshake_refusals(void **state) {
+    (void)state;
+    char head[2048], v[64];
+#define REQ(method, proto, hdrs) method " /echo " proto "\r\nHost: x\r\n" hdrs "\r\n"
+#define GOOD_UPGRADE "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+#define GOOD_KEY "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+#define V13 "Sec-WebSocket-Version: 13\r\n"
+    assert_int_equal(refused(REQ("GET", "HTTP/1.1", GOOD_UPGRADE V13), head, sizeof head), 400);
+    assert_int_equal(refused(REQ("GET", "HTTP/1.1",
+                                 GOOD_UPGRADE "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ\r\n" V13),
+                             head, sizeof head),
+                     400); /* unpadded */
+    assert_int_equal(
+        refused(REQ("GET", "HTTP/1.1",
+                    GOOD_UPGRADE "Sec-WebSocket-Key: YWJjZGVmZ2hpamtsbW5vcHE=\r\n" V13),
+                head, sizeof head),
+        400); /* 17 bytes */
+    assert_int_equal(
+        refused(REQ("GET", "HTTP/1.1", GOOD_UPGRADE GOOD_KEY GOOD_KEY V13), head, sizeof head),
+        400); /* two keys */
+    assert_int_equal(
+        refused(REQ("GET", "HTTP/1.1", GOOD_UPGRADE GOOD_KEY "Sec-WebSocket-Version: 8\r\n"), head,
+                sizeof head),
+        426);
+    assert_true(head_value(head, "Sec-WebSocket-Version", v, sizeof v));
+    assert_string_equal(v, "13");
+    assert_int_equal(refused(REQ("GET", "HTTP/1.1", GOOD_UPGRADE GOOD_KEY), head, sizeof head),
+                     426);
+    assert_int_equal(
+        refused(REQ("POST", "HTTP/1.1", "Content-Length: 0\r\n" GOOD_UPGRADE GOOD_KEY V13), head,
+                sizeof head),
+        405);
+    assert_true(head_value(head, "Allow", v, sizeof v));
+    assert_int_equal(refused(REQ("GET", "HTTP/1.0", GOOD_UPGRADE GOOD_KEY V13), head, sizeof head),
+                     400);
+    assert_int_equal(
+        refused(REQ("GET", "HTTP/1.1", "Connection: Upgrade\r\n" GOOD_KEY V13), head, sizeof head),
+        400);
+    assert_int_equal(
+        refused(REQ("GET", "HTTP/1.1", "Upgrade: websocket\r\nConnection: close\r\n" GOOD_KEY V13),
+                head, sizeof head),
+        400);
+    assert_int_equal(
+        refused(REQ("GET", "HTTP/1.1", "Upgrade: h2c\r\nConnection: Upgrade\r\n" GOOD_KEY V13),
+                head, sizeof head),
+        400);
+}
+
+/* ---- data -------------------------------------------------------------------------------------
+ */
+
+static void echo_text_and_binary_of_all_lengths(void **state) {
+    (void)state;
+    int fd = ws_open("/echo", NULL, NULL, 0);
+    static const size_t sizes[] = {0, 1, 125, 126, 127, 65535, 65536, 200000};
+    uint8_t *buf = malloc(200000);
+    assert_non_null(buf);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        for (size_t k = 0; k < sizes[i]; k++)
+            buf[k] = (uint8_t)('a' + (k * 7 + i) % 26);
+        send_frame(fd, 1, 1, buf, sizes[i]);
+        expect_message(fd, 1, buf, sizes[i]);
+        for (size_t k = 0; k < sizes[i]; k++)
+            buf[k] = (uint8_t)(k * 13 + i);
+        send_frame(fd, 1, 2, buf, sizes[i]);
+        expect_message(fd, 2, buf, sizes[i]);
+    }
+    free(buf);
+    client_close(fd);
+}
+
+static void frames_arriving_byte_by_byte(void **state) {
+    (void)state;
+    int fd = ws_open("/echo", NULL, NULL, 0);
+    uint8_t fr[64];
+    const uint8_t k4[4] = {1, 2, 3, 4};
+    size_t h = tachy__ws_frame_header(fr, 1, 0, 1, 11, k4);
+    memcpy(fr + h, "hello world", 11);
+    tachy__ws_mask(fr + h, 11, k4, 0);
+    for (size_t i = 0; i < h + 11; i++) {
+        send_all(fd, fr + i, 1);
+        usleep(1000);
+    }
+    expect_message(fd, 1, "hello world", 11);
+    client_close(fd);
+}
+
+static void fragmented_message_with_control_frames_between(void **state) {
+    (void)state;
+    int fd = ws_open("/echo", NULL, NULL, 0);
+    send_frame(fd, 0, 1, "Hel", 3);
+    send_frame(fd, 1, 9, "ping!", 5); /* a ping between fragments is answered at once */
+    send_frame(fd, 0, 0, "lo, ", 4);
+    send_frame(fd, 1, 10, "unsolicited", 11); /* an unsolicited pong is ignored */
+    send_frame(fd, 0, 0, "", 0);
+    send_frame(fd, 1, 0, "World", 5);
+    expect_message(fd, 10, "ping!", 5);
+    expect_message(fd, 1, "Hello, World", 12);
+    /* UTF-8 split inside a character across fragments is fine. */
+    send_frame(fd, 0, 1, "\xce", 1);
+    send_frame(fd, 0, 0, "\xba\xe1", 2);
+    send_frame(fd, 1, 0, "\xbd\xb9", 2);
+    expect_message(fd, 1, "\xce\xba\xe1\xbd\xb9", 5);
+    client_close(fd);
+}
+
+static void deliver_fragments_mode_echoes_pieces(void **state) {
+    (void)state;
+    int fd = ws_open("/frag", NULL, NULL, 0);
+    send_frame(fd, 0, 2, "ab", 2);
+    send_frame(fd, 0, 0, "cd", 2);
+    send_frame(fd, 1, 0, "e", 1);
+    rframe f;
+    const struct {
+        int fin, op;
+        const char *s;
+    } want[] = {{0, 2, "ab"}, {0, 0, "cd"}, {1, 0, "e"}};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(read_frame(fd, &f), 0);
+        assert_int_equal(f.fin, want[i].fin);
+        assert_int_equal(f.op, want[i].op);
+        assert_string_equal((char *)f.data, want[i].s);
+        free(f.data);
+    }
+    client_close(fd);
+}
+
+static void ping_pong(void **state) {
+    (void)state;
+    int fd = ws_open("/echo", NULL, NULL, 0);
+    uint8_t p[125];
+    for (int i = 0; i < 125; i++)
+        p[i] = (uint8_t)i;
+    send_frame(fd, 1, 9, p, 125);
+    expect_message(fd, 10, p, 125);
+    send_frame(fd, 1, 9, NULL, 0);
+    expect_message(fd, 10, NULL, 0);
+    client_close(fd);
+}
+
+/* ---- closing ----------------------------------------------------------------------------------
+ */
+
+static void close_with_and_without_code(void **state) {
+    (void)state;
+    int fd = ws_open("/echo", NULL, NULL, 0);
+    client_close(fd);
+    /* An empty close is answered by an empty close. */
+    fd = ws_open("/echo", NULL, NULL, 0);
+    send_frame(fd, 1, 8, NULL, 0);
+    rframe f;
+    assert_int_equal(read_frame(fd, &f), 0);
+    assert_int_equal(f.op, 8);
+    assert_int_equal(f.len, 0);
+    free(f.data);
+    expect_eof(fd);
+    close(fd);
+    /* Application codes are echoed. */
+    fd = ws_open("/echo", NULL, NULL, 0);
+    const uint8_t app[] = {0x0F, 0xA0, 'x'}; /* 4000 */
+    send_frame(fd, 1, 8, app, sizeof app);
+    assert_int_equal(read_frame(fd, &f), 0);
+    assert_int_equal(f.op, 8);
+    assert_int_equal(f.data[0] << 8 | f.data[1], 4000);
+    free(f.data);
+    expect_eof(fd);
+    close(fd);
+}
+
+static void bad_close_frames(void **state) {
+    (void)state;
+    const uint8_t one_byte[] = {0x03};
+    const uint8_t code_1005[] = {0x03, 0xED};
+    const uint8_t code_999[] = {0x03, 0xE7};
+    const uint8_t code_5000[] = {0x13, 0x88};
+    const uint8_t bad_reason[] = {0x03, 0xE8, 0xff};
+    struct {
+        const uint8_t *p;
+        size_t n;
+        int code;
+    } cases[] = {{one_byte, 1, 1002},
+                 {code_1005, 2, 1002},
+                 {code_999, 2, 1002},
+                 {code_5000, 2, 1002},
+                 {bad_reason, 3, 1007}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int fd = ws_open("/echo", NULL, NULL, 0);
+        send_frame(fd, 1, 8, cases[i].p, cases[i].n);
+        rframe f;
+        assert_int_equal(read_frame(fd, &f), 0);
+        assert_int_equal(f.op, 8);
+        assert_int_equal(f.data[0] << 8 | f.data[1], cases[i].code);
+        free(f.data);
+        expect_eof(fd);
+        close(fd);
+    }
+}
+
+static void server_initiated_close(void **state) {
+    (void)state;
+    int fd = ws_open("/closer", NULL, NULL, 0);
+    expect_message(fd, 1, "bye soon", 8);
+    expect_close(fd, 1000);
+    /* Closed by the application from on_message, with its own code. */
+    fd = ws_open("/echo", NULL, NULL, 0);
+    send_frame(fd, 1, 1, "close", 5);
+    expect_close(fd, 4000);
+}
+
+static void data_after_close_is_ignored(void **state) {
+    (void)state;
+    int fd = ws_open("/closer", NULL, NULL, 0);
+    expect_message(fd, 1, "bye soon", 8);
+    rframe f;
+    assert_int_equal(read_frame(fd, &f), 0);
+    assert_int_equal(f.op, 8);
+    free(f.data);
+    send_frame(fd, 1, 1, "late", 4); /* not echoed: the server sent its close */
+    send_frame(fd, 1, 9, "p", 1);    /* not answered either */
+    const uint8_t bye[] = {0x03, 0xE8};
+    send_frame(fd, 1, 8, bye, 2);
+    expect_eof(fd);
+    close(fd);
+}
+
+/* ---- protocol errors --------------------------------------------------------------------------
+ */
+
+static void protocol_errors_are_1002(void **state) {
+    (void)state;
+    for (int i = 0; i < 12; i++) {
+        int fd = ws_open("/echo", NULL, NULL, 0);
+        uint8_t big[126];
+        memset(big, 'x', sizeof big);
+        switch (i) {
+        case 0: send_frame_ex(fd, 1, 2, 1, "rsv2", 4, 0); break;  /* RSV2 */
+        case 1: send_frame_ex(fd, 1, 1, 1, "rsv3", 4, 0); break;  /* RSV3 */
+        case 2: send_frame_ex(fd, 1, 4, 1, "rsv1", 4, 0); break;  /* RSV1, no extension */
+        case 3: send_frame(fd, 1, 3, "op3", 3); break;            /* reserved data opcode */
+        case 4: send_frame(fd, 1, 0xB, "opB", 3); break;          /* reserved control op */
+        case 5: send_frame_ex(fd, 1, 0, 1, "plain", 5, 1); break; /* not masked */
+        case 6: send_frame(fd, 1, 0, "cont", 4); break;           /* continuation, no start */
+        case 7:
+            send_frame(fd, 0, 1, "a", 1);
+            send_frame(fd, 1, 1, "b", 1); /* new message inside a fragmented one */
+            break;
+        case 8: send_frame(fd, 0, 9, "p", 1); break;          /* fragmented ping */
+        case 9: send_frame(fd, 1, 9, big, 126); break;        /* control payload > 125 */
+        case 10: send_frame_ex(fd, 1, 4, 9, "", 0, 0); break; /* RSV1 on a control frame */
+        case 11: {
+            const uint8_t nonminimal[] = {0x81, 0xFE, 0x00, 0x05, 0,   0,  0,
+                                          0,    'a',  'b',  'c',  'd', 'e'};
+            send_all(fd, nonminimal, sizeof nonminimal);
+            break;
+        }
+        }
+        expect_close(fd, 1002);
+    }
+}
+
+static void invalid_utf8_is_1007(void **state) {
+    (void)state;
+    int fd = ws_open("/echo", NULL, NULL, 0);
+    send_frame(fd, 1, 1, "\xed\xa0\x80", 3); /* a surrogate */
+    expect_close(fd, 1007);
+    /* Fail fast: the first fragment alone is already invalid; the close arrives before the
+     * message is complete. */
+    fd = ws_open("/echo", NULL, NULL, 0);
+    send_frame(fd, 0, 1, "ok \xc0\xaf", 5);
+    expect_close(fd, 1007);
+    /* Truncated at the end of the message. */
+    fd = ws_open("/echo", NULL, NULL, 0);
+    send_frame(fd, 0, 1, "ok \xe2", 4);
+    send_frame(fd, 1, 0, "\x82", 1);
+    expect_close(fd, 1007);
+}
+
+/* Text frames are validated while they arrive: a big frame whose first bytes are invalid is
+ * refused before the rest is sent, and a valid one that trickles in (split inside
+ * characters and mask periods) comes back intact. */
+static void utf8_checked_while_a_frame_arrives(void **state) {
+    (void)state;
+    size_t len = 60000;
+    uint8_t *text = malloc(len);
+    assert_non_null(text);
+    for (size_t i = 0; i + 11 <= len; i += 11) /* "κόσμε" is 11 bytes */
+        memcpy(text + i, "\xce\xba\xe1\xbd\xb9\xcf\x83\xce\xbc\xce\xb5", 11);
+    for (size_t i = len - len % 11; i < len; i++)
+        text[i] = '.';
+    const uint8_t k4[4] = {0x11, 0x22, 0x33, 0x44};
+    uint8_t *fr = malloc(len + TACHY__WS_MAX_HEADER);
+    assert_non_null(fr);
+    size_t h = tachy__ws_frame_header(fr, 1, 0, 1, len, k4);
+    memcpy(fr + h, text, len);
+    tachy__ws_mask(fr + h, len, k4, 0);
+
+    int fd = ws_open("/echo", NULL, NULL, 0);
+    for (size_t off = 0; off < h + len; off += 997) {
+        send_all(fd, fr + off, off + 997 <= h + len ? 997 : h + len - off);
+        usleep(200);
+    }
+    expect_message(fd, 1, text, len);
+    client_close(fd);
+
+    /* Invalid bytes early in the frame: 1007 arrives while most of the frame is unsent. */
+    memcpy(fr + h, "ok \xed\xa0\x80", 6);
+    tachy__ws_mask(fr + h, 6, k4, 0);
+    fd = ws_open("/echo", NULL, NULL, 0);
+    send_all(fd, fr, h + 100);
+    rframe f;
+    assert_int_equal(read_frame(fd, &f), 0);
+    assert_int_equal(f.op, 8);
+    assert_int_equal(f.data[0] << 8 | f.data[1], 1007);
+    free(f.data);
+    send_all(fd, fr + h + 100, len - 100); /* finish the frame, then answer the close */
+    const uint8_t reply[2] = {0x03, 0xEF};
+    send_frame(fd, 1, 8, reply, 2);
+    expect_eof(fd);
+    close(fd);
+    free(fr);
+    free(text);
+}
+
+static void too_big_is_1009(void **state) {
+    (void)state;
+    /* One frame over max_frame_size: refused from its header. */
+    int fd = ws_open("/echo", NULL, NULL, 0);
+    uint8_t h[TACHY__WS_MAX_HEADER];
+    const uint8_t k4[4] = {1, 2, 3, 4};
+    size_t hl = tachy__ws_frame_header(h, 1, 0, 2, (1 << 20) + 1, k4);
+    send_all(fd, h, hl);
+    expect_close(fd, 1009);
+    /* A message over max_message_size in frames that are each fine. */
+    fd = ws_open("/echo", NULL, NULL, 0);
+    uint8_t *chunk = calloc(1, 300000);
+    assert_non_null(chunk);
+    send_frame(fd, 0, 2, chunk, 300000);
+    send_frame(fd, 0, 0, chunk, 300000);
+    send_frame(fd, 0, 0, chunk, 300000);
+    send_frame(fd, 1, 0, chunk, 300000); /* 1.2 MB > 1 MiB */
+    free(chunk);
+    expect_close(fd, 1009);
+}
+
+/* ---- permessage-deflate ------------------------------------------------------------------------
+ */
+
+static void permessage_deflate_echo(void **state) {
+    (void)state;
+    char head[2048], v[256];
+    int fd =
+        ws_open("/echo", "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n",
+                head, sizeof head);
+    assert_true(head_value(head, "Sec-WebSocket-Extensions", v, sizeof v));
+    assert_string_equal(v, "permessage-deflate");
+    tachy__deflater *d;
+    tachy__inflater *inf;
+    assert_int_equal(tachy__deflater_create(&d, 15, 8, 6, 0), 0);
+    assert_int_equal(tachy__inflater_create(&inf, 0), 0);
+    tachy__wsbuf c = {0}, out = {0};
+    char msg[5000];
+    for (size_t i = 0; i < sizeof msg; i++)
+        msg[i] = "all work and no play "[i % 21];
+    for (int round = 0; round < 3; round++) {
+        c.len = 0;
+        assert_int_equal(tachy__deflater_compress(d, msg, sizeof msg, &c), 0);
+        send_frame_ex(fd, 1, 4, 1, c.data, c.len, 0);
+        rframe f;
+        assert_int_equal(read_frame(fd, &f), 0);
+        assert_int_equal(f.op, 1);
+        assert_int_equal(f.rsv1, 1); /* >= threshold: compressed back */
+        assert_true(f.len < sizeof msg / 4);
+        out.len = 0;
+        assert_int_equal(tachy__inflater_feed(inf, f.data, f.len, 1, &out, SIZE_MAX), 0);
+        assert_int_equal(out.len, sizeof msg);
+        assert_memory_equal(out.data, msg, sizeof msg);
+        free(f.data);
+    }
+    /* A compressed message in two frames; a short message comes back uncompressed. */
+    c.len = 0;
+    assert_int_equal(tachy__deflater_compress(d, "tiny", 4, &c), 0);
+    send_frame_ex(fd, 0, 4, 2, c.data, 1, 0);
+    send_frame(fd, 1, 0, c.data + 1, c.len - 1);
+    expect_message(fd, 2, "tiny", 4);
+    /* RSV1 on a continuation frame is a protocol error. */
+    send_frame(fd, 0, 1, "a", 1);
+    send_frame_ex(fd, 1, 4, 0, "", 0, 0);
+    expect_close(fd, 1002);
+    tachy__wsbuf_free(&c);
+    tachy__wsbuf_free(&out);
+    tachy__deflater_destroy(d);
+    tachy__inflater_destroy(inf);
+}
+
+static void deflate_negotiation_variants(void **state) {
+    (void)state;
+    char head[2048], v[256];
+    int fd =
+        ws_open("/echo",
+                "Sec-WebSocket-Extensions: permessage-deflate; server_max_window_bits=8, "
+                "permessage-deflate; server_no_context_takeover; server_max_window_bits=10\r\n",
+                head, sizeof head);
+    assert_true(head_value(head, "Sec-WebSocket-Extensions", v, sizeof v));
+    assert_string_equal(v, "permessage-deflate; server_no_context_takeover; "
+                           "server_max_window_bits=10");
+    /* Without context takeover, a fresh inflater per message decodes each reply. */
+    char msg[3000];
+    memset(msg, 'z', sizeof msg);
+    for (int i = 0; i < 2; i++) {
+        send_frame(fd, 1, 2, msg, sizeof msg);
+        rframe f;
+        assert_int_equal(read_frame(fd, &f), 0);
+        assert_int_equal(f.rsv1, 1);
+        tachy__inflater *inf;
+        tachy__wsbuf out = {0};
+        assert_int_equal(tachy__inflater_create(&inf, 0), 0);
+        assert_int_equal(tachy__inflater_feed(inf, f.data, f.len, 1, &out, SIZE_MAX), 0);
+        assert_int_equal(out.len, sizeof msg);
+        tachy__inflater_destroy(inf);
+        tachy__wsbuf_free(&out);
+        free(f.data);
+    }
+    client_close(fd);
+    /* Unknown parameters: declined, the connection still opens without compression. */
+    fd = ws_open("/echo", "Sec-WebSocket-Extensions: permessage-deflate; foo=1\r\n", head,
+                 sizeof head);
+    assert_false(head_value(head, "Sec-WebSocket-Extensions", v, sizeof v));
+    client_close(fd);
+}
+
+static void decompression_bomb_is_1009(void **state) {
+    (void)state;
+    int fd = ws_open("/echo", "Sec-WebSocket-Extensions: permessage-deflate\r\n", NULL, 0);
+    size_t big = 16u << 20;
+    uint8_t *zeros = calloc(1, big);
+    assert_non_null(zeros);
+    tachy__deflater *d;
+    assert_int_equal(tachy__deflater_create(&d, 15, 8, 9, 0), 0);
+    tachy__wsbuf c = {0};
+    assert_int_equal(tachy__deflater_compress(d, zeros, big, &c), 0);
+    free(zeros);
+    assert_true(c.len < (1 << 20)); /* the frame itself is within limits */
+    send_frame_ex(fd, 1, 4, 2, c.data, c.len, 0);
+    expect_close(fd, 1009);
+    tachy__wsbuf_free(&c);
+    tachy__deflater_destroy(d);
+}
+
+/* ---- threads -----------------------------------------------------------------------------------
+ */
+
+static void wait_held(int n) {
+    pthread_mutex_lock(&held_lock);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 5;
+    while (nheld < n && pthread_cond_timedwait(&held_cond, &held_lock, &ts) == 0) {
+    }
+    assert_true(nheld >= n);
+    pthread_mutex_unlock(&held_lock);
+}
+
+static void release_held(void) {
+    pthread_mutex_lock(&held_lock);
+    for (int i = 0; i < nheld; i++)
+        tachy_ws_release(held[i]);
+    nheld = 0;
+    pthread_mutex_unlock(&held_lock);
+}
+
+static void broadcast_from_another_thread(void **state) {
+    (void)state;
+    release_held();
+    int fds[3];
+    for (int i = 0; i < 3; i++) { /* one at a time, so held[i] belongs to fds[i] */
+        fds[i] = ws_open("/hold", NULL, NULL, 0);
+        wait_held(i + 1);
+    }
+    assert_int_equal(tachy_ws_broadcast(held, 3, TACHY_WS_TEXT, "tick", 4), 3);
+    assert_int_equal(tachy_ws_send_binary(held[1], "\x01\x02", 2), 0);
+    assert_int_equal(tachy_ws_broadcast(held, 3, TACHY_WS_TEXT, "\xff", 1), TACHY_EINVAL);
+    for (int i = 0; i < 3; i++)
+        expect_message(fds[i], 1, "tick", 4);
+    expect_message(fds[1], 2, "\x01\x02", 2);
+    /* A fragmented message from this thread; the connection's own echo of another
+     * message waits until its last fragment. */
+    assert_int_equal(tachy_ws_send_fragment(held[0], TACHY_WS_TEXT, "frag", 4, 0), 0);
+    send_frame(fds[0], 1, 1, "echo", 4);
+    usleep(50000);
+    assert_int_equal(tachy_ws_send_fragment(held[0], TACHY_WS_TEXT, "ment", 4, 1), 0);
+    rframe f;
+    assert_int_equal(read_frame(fds[0], &f), 0);
+    assert_int_equal(f.fin, 0);
+    assert_string_equal((char *)f.data, "frag");
+    free(f.data);
+    assert_int_equal(read_frame(fds[0], &f), 0);
+    assert_int_equal(f.op, 0);
+    assert_string_equal((char *)f.data, "ment");
+    free(f.data);
+    expect_message(fds[0], 1, "echo", 4);
+    /* After the clients close, the retained handles fail fast. */
+    for (int i = 0; i < 3; i++)
+        client_close(fds[i]);
+    for (int i = 0; i < 50 && tachy_ws_is_open(held[2]); i++)
+        usleep(10000);
+    assert_false(tachy_ws_is_open(held[2]));
+    assert_int_equal(tachy_ws_send_text(held[2], "late", 4), TACHY_ECLOSED);
+    assert_int_equal(tachy_ws_broadcast(held, 3, TACHY_WS_TEXT, "late", 4), 0);
+    release_held();
+}
+
+static long long mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A client that never reads: sends fail with TACHY_ETIMEDOUT after send_timeout_ms and the
+ * connection is failed; later sends fail at once. */
+static void slow_client_is_dropped(void **state) {
+    (void)state;
+    release_held();
+    pthread_mutex_lock(&held_lock);
+    int closes_before = closes_seen;
+    pthread_mutex_unlock(&held_lock);
+    int fd = ws_open("/slow", NULL, NULL, 0);
+    int small = 4096;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    wait_held(1);
+    tachy_ws *ws = held[0];
+    size_t len = 256 * 1024;
+    uint8_t *blob = calloc(1, len);
+    assert_non_null(blob);
+    long long t0 = mono_ms();
+    int rc = 0;
+    for (int i = 0; i < 200 && rc == 0; i++)
+        rc = tachy_ws_send_binary(ws, blob, len);
+    long long took = mono_ms() - t0;
+    assert_int_equal(rc, TACHY_ETIMEDOUT);
+    assert_true(took < 5000);
+    assert_false(tachy_ws_is_open(ws));
+    t0 = mono_ms();
+    assert_int_equal(tachy_ws_send_binary(ws, blob, len), TACHY_ECLOSED);
+    assert_true(mono_ms() - t0 < 100);
+    free(blob);
+    /* The connection thread noticed: on_error(ETIMEDOUT), on_close(1006). */
+    pthread_mutex_lock(&held_lock);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 5;
+    while (last_close_ws != ws && pthread_cond_timedwait(&held_cond, &held_lock, &ts) == 0) {
+    }
+    assert_true(closes_seen > closes_before);
+    assert_int_equal(last_close_code, 1006);
+    assert_int_equal(last_error, TACHY_ETIMEDOUT);
+    pthread_mutex_unlock(&held_lock);
+    close(fd);
+    release_held();
+}
+
+/* ---- timers -----------------------------------------------------------------------------------
+ */
+
+/* A quiet peer is pinged; one that answers stays; one that does not is dropped (no close
+ * frame: it is not listening) with on_error(ETIMEDOUT) and on_close(1006). */
+static void server_pings_and_drops_silent_peers(void **state) {
+    (void)state;
+    int fd = ws_open("/ping", NULL, NULL, 0);
+    for (int i = 0; i < 3; i++) {
+        rframe f;
+        assert_int_equal(read_frame(fd, &f), 0);
+        assert_int_equal(f.op, 9);
+        assert_int_equal(f.len, 8);
+        send_frame(fd, 1, 10, f.data, f.len); /* answer */
+        free(f.data);
+    }
+    send_frame(fd, 1, 1, "alive", 5);
+    expect_message(fd, 1, "alive", 5);
+    client_close(fd);
+
+    fd = ws_open("/ping", NULL, NULL, 0);
+    long long t0 = mono_ms();
+    rframe f;
+    assert_int_equal(read_frame(fd, &f), 0);
+    assert_int_equal(f.op, 9);
+    free(f.data);
+    expect_eof(fd); /* dropped: EOF */
+    long long took = mono_ms() - t0;
+    assert_true(took >= 300 && took < 3000);
+    close(fd);
+}
+
+static void idle_peer_is_closed_with_1001(void **state) {
+    (void)state;
+    int fd = ws_open("/idle", NULL, NULL, 0);
+    long long t0 = mono_ms();
+    expect_close(fd, 1001);
+    long long took = mono_ms() - t0;
+    assert_true(took >= 150 && took < 3000);
+}
+
+/* tachy_ws_close from another thread while the connection thread waits in read: the
+ * close goes out, and a peer that never answers is cut off after close_timeout_ms. */
+static void close_from_another_thread(void **state) {
+    (void)state;
+    release_held();
+    int fd = ws_open("/slow", NULL, NULL, 0); /* hold + close_timeout 300 ms */
+    wait_held(1);
+    long long t0 = mono_ms();
+    assert_int_equal(tachy_ws_close(held[0], 1001, "going away"), 0);
+    assert_int_equal(tachy_ws_close(held[0], 1000, NULL), TACHY_ECLOSED);
+    assert_int_equal(tachy_ws_send_text(held[0], "x", 1), TACHY_ECLOSED);
+    assert_false(tachy_ws_is_open(held[0]));
+    rframe f;
+    assert_int_equal(read_frame(fd, &f), 0);
+    assert_int_equal(f.op, 8);
+    assert_int_equal(f.data[0] << 8 | f.data[1], 1001);
+    assert_string_equal((char *)f.data + 2, "going away");
+    free(f.data);
+    expect_eof(fd); /* no reply from us: cut off */
+    long long took = mono_ms() - t0;
+    assert_true(took >= 250 && took < 3000);
+    close(fd);
+    /* Invalid close arguments. */
+    assert_int_equal(tachy_ws_close(held[0], 1005, NULL), TACHY_EINVAL);
+    assert_int_equal(tachy_ws_close(held[0], 0, "reason without code"), TACHY_EINVAL);
+    release_held();
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(handshake_ok_with_subprotocol),
+        cmocka_unit_test(handshake_refusals),
+        cmocka_unit_test(echo_text_and_binary_of_all_lengths),
+        cmocka_unit_test(frames_arriving_byte_by_byte),
+        cmocka_unit_test(fragmented_message_with_control_frames_between),
+        cmocka_unit_test(deliver_fragments_mode_echoes_pieces),
+        cmocka_unit_test(ping_pong),
+        cmocka_unit_test(close_with_and_without_code),
+        cmocka_unit_test(bad_close_frames),
+        cmocka_unit_test(server_initiated_close),
+        cmocka_unit_test(data_after_close_is_ignored),
+        cmocka_unit_test(protocol_errors_are_1002),
+        cmocka_unit_test(invalid_utf8_is_1007),
+        cmocka_unit_test(utf8_checked_while_a_frame_arrives),
+        cmocka_unit_test(too_big_is_1009),
+        cmocka_unit_test(permessage_deflate_echo),
+        cmocka_unit_test(deflate_negotiation_variants),
+        cmocka_unit_test(decompression_bomb_is_1009),
+        cmocka_unit_test(broadcast_from_another_thread),
+        cmocka_unit_test(slow_client_is_dropped),
+        cmocka_unit_test(server_pings_and_drops_silent_peers),
+        cmocka_unit_test(idle_peer_is_closed_with_1001),
+        cmocka_unit_test(close_from_another_thread),
+    };
+    return cmocka_run_group_tests_name("ws_socket", tests, setup, teardown);
+}
