@@ -207,6 +207,10 @@ void tachy__pool_free(tachy_server *srv);
  * again), -1 if it must be closed instead (stopping, or too many idle connections).
  */
 int tachy__pool_park(tachy__conn *c, int idle, long deadline);
+/* The calling pool thread is about to be busy for a long time (an upgraded connection,
+ * a deferred exchange): if nobody waits for events, bring in a thread now rather than at
+ * the watchdog's next tick. */
+void tachy__pool_long_task(tachy_server *srv);
 /* Closes c (owned by the caller): socket, buffers; returns its slot to the pool. */
 void tachy__pool_close(tachy__conn *c);
 /* Monotonic milliseconds. */

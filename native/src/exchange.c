@@ -855,6 +855,7 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
     }
     if (rc == 0) {
         if (ex->deferred) {
+            tachy__pool_long_task(srv);
             pthread_mutex_lock(&c->lock);
             while (!ex->closed)
                 pthread_cond_wait(&c->cond, &c->lock);
@@ -1003,6 +1004,8 @@ TACHY_API int tachy_exchange_upgrade(tachy_exchange *ex, tachy_stream **out) {
     ex->stream.conn = c;
     atomic_init(&ex->stream.shut, 0);
     *out = &ex->stream;
+    /* This thread now belongs to the upgraded connection for its whole life. */
+    tachy__pool_long_task(c->srv);
     return 0;
 }
 

@@ -361,6 +361,15 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
+void tachy__pool_long_task(tachy_server *srv) {
+    if (atomic_load(&srv->nwaiting) > 0)
+        return;
+    pthread_mutex_lock(&srv->lock);
+    if (atomic_load(&srv->state) == TACHY__SRV_STARTED && atomic_load(&srv->nwaiting) == 0)
+        ensure_waiter(srv);
+    pthread_mutex_unlock(&srv->lock);
+}
+
 /* ---- accepting ---------------------------------------------------------------------- */
 
 void *tachy__pool_acceptor(void *arg) {
