@@ -1,10 +1,14 @@
 /*
  * tachy/server.h - the server and its contexts: HttpServer and HttpContext.
  *
- * Model: one acceptor thread per server; every accepted connection is served by one
- * thread from a pool for the connection's whole life (thread-per-connection), so a
- * handler may block freely. Idle pool threads wait thread_keepalive_ms for a new
- * connection before exiting.
+ * Model: handlers see thread-per-connection. While a request is in progress one pooled
+ * thread owns the connection and runs the filters and the handler, which may block freely
+ * (reading, writing, sleeping, calling other services); an upgraded connection keeps its
+ * thread for its whole life. Between requests a keep-alive connection holds no thread: it
+ * waits in the server's epoll set, and whichever pool thread is free serves its next
+ * request. Pool threads are started on demand (a watchdog adds one when all are blocked)
+ * and exit after thread_keepalive_ms without work. The thread hooks in tachy_options run on
+ * every pool thread. One acceptor thread per server.
  *
  * Lifetime: tachy_server_create*() -> [bind] -> create contexts -> start -> stop ->
  * destroy. Contexts may be created and removed at any time, from any thread.
