@@ -81,12 +81,11 @@ if [ -f pom.xml ]; then
             [ -x "$j/bin/java" ] && JDK25=$j && break
         done
     fi
-    MODULES=${TACHY_MAVEN_MODULES:-java,examples/java}
-    step "Java provider ($MODULES) on JDK 17"
-    JAVA_HOME=$JDK17 mvn -B -ntp -pl "$MODULES" package
+    step "Java provider, Java demo and compat tests (JDK provider, then tachy) on JDK 17"
+    JAVA_HOME=$JDK17 mvn -B -ntp package
     if [ -n "$JDK25" ]; then
-        step "Java provider ($MODULES) on JDK 25"
-        JAVA_HOME=$JDK25 mvn -B -ntp -pl "$MODULES" package -Dtachy.native.skip=true
+        step "Java provider, Java demo and compat tests (JDK provider, then tachy) on JDK 25"
+        JAVA_HOME=$JDK25 mvn -B -ntp package -Dtachy.native.skip=true
     else
         step "JDK 25: skipped (no JDK 25 under /usr/lib/jvm; set JDK25=...)"
     fi

@@ -233,6 +233,19 @@ static void test_strict_parsing(void **state) {
     REJECT("POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501);
     REJECT("GET / HTTP/2.0\r\n\r\n", 505);
     REJECT("GET /a.txt%00.jpg HTTP/1.1\r\n\r\n", 400);
+    /* what java.net.URI refuses, the JDK refuses: 400 "URISyntaxException thrown" */
+    REJECT("GET /a^{}| HTTP/1.1\r\n\r\n", 400);
+    REJECT("GET /%zz HTTP/1.1\r\n\r\n", 400);
+    REJECT("GET /?q=%z HTTP/1.1\r\n\r\n", 400);
+    int fd = ts_connect(port);
+    ts_send(fd, "GET /a\"b HTTP/1.1\r\n\r\n", -1);
+    size_t len;
+    char *raw = ts_read_raw(fd, 1000, &len, NULL);
+    assert_string_equal(raw, "HTTP/1.1 400 Bad Request\r\nContent-Length: 49\r\nContent-Type: "
+                             "text/html\r\nConnection: close\r\n\r\n<h1>400 Bad Request</h1>"
+                             "URISyntaxException thrown");
+    free(raw);
+    ts_close(fd);
 }
 
 static void test_bad_chunk_size_closes(void **state) {
@@ -289,6 +302,24 @@ static void test_limits(void **state) {
     n += (size_t)snprintf(req + n, sizeof req - n, " HTTP/1.1\r\n\r\n");
     expect_reject(p, req, n, 414, "request line");
     ts_stop(s);
+}
+
+static void test_empty_uri_path_matches_no_context(void **state) {
+    (void)state;
+    /* java.net.URI reads "//double" as an authority and "?q" as a query: both have the
+     * path "", which no context matches - not even "/". */
+    const char *targets[] = {"//double", "?q"};
+    for (size_t i = 0; i < 2; i++) {
+        int fd = ts_connect(port);
+        char req[64];
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\n\r\n", targets[i]);
+        ts_send(fd, req, -1);
+        ts_response r;
+        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        assert_int_equal(r.status, 404);
+        ts_response_free(&r);
+        ts_close(fd);
+    }
 }
 
 static void test_404_and_500_like_the_jdk(void **state) {
@@ -569,6 +600,7 @@ int main(void) {
         cmocka_unit_test(test_bad_chunk_size_closes),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_404_and_500_like_the_jdk),
+        cmocka_unit_test(test_empty_uri_path_matches_no_context),
         cmocka_unit_test(test_idle_timeout),
         cmocka_unit_test(test_slow_client_cut_off),
         cmocka_unit_test(test_max_idle_connections),

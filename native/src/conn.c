@@ -327,6 +327,8 @@ void tachy__conn_run(tachy__conn *c) {
         tachy__buf_consume(&c->rbuf, (size_t)r);
         if (rc < 0) {
             if (rc == TACHY_EPROTO)
+                tachy__conn_reject(c, 400, "URISyntaxException thrown"); /* the JDK's words */
+            else if (rc == TACHY_EINVAL)
                 tachy__conn_reject(c, 400, "Bad request URI");
             else
                 tachy__conn_reject(c, 500, "Out of memory");

@@ -28,6 +28,54 @@ static ssize_t store(tachy__buf *b, const char *s, size_t len) {
     return (ssize_t)at;
 }
 
+static int hexdig(unsigned char c) {
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+/*
+ * Whether java.net.URI(String) accepts the request-target (RFC 2396 as Java reads it), so
+ * that tachy refuses exactly what the JDK refuses: the ASCII characters " < > \ ^ ` { | }
+ * [ ] (brackets only belong around an IPv6 host), a '%' not followed by two hex digits, a
+ * second '#', and the ISO-8859-1 control and space characters 0x80-0xA0 (the JDK reads
+ * the bytes as ISO-8859-1; other non-ASCII characters are URI "other" characters).
+ */
+static int uri_acceptable(const char *t, size_t n) {
+    int hashes = 0;
+    const char *host_end = NULL;
+    /* brackets are fine inside the authority of an absolute URI ("http://[::1]:80/") */
+    const char *sep = memmem(t, n, "://", 3);
+    if (sep && t[0] != '/') {
+        const char *a = sep + 3;
+        host_end = a;
+        while (host_end < t + n && *host_end != '/' && *host_end != '?' && *host_end != '#')
+            host_end++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)t[i];
+        switch (c) {
+        case '"': case '<': case '>': case '\\': case '^': case '`': case '{': case '|':
+        case '}':
+            return 0;
+        case '[': case ']':
+            if (!host_end || t + i >= host_end)
+                return 0;
+            break;
+        case '%':
+            if (i + 2 >= n || !hexdig((unsigned char)t[i + 1]) || !hexdig((unsigned char)t[i + 2]))
+                return 0;
+            break;
+        case '#':
+            if (++hashes > 1)
+                return 0;
+            break;
+        default:
+            if (c >= 0x80 && c <= 0xA0)
+                return 0;
+        }
+    }
+    return 1;
+}
+
 int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__request *req,
                           const tachy__framing *fr) {
     ex->conn = c;
@@ -36,6 +84,9 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
     if (!ex->rsp_headers && tachy_headers_create(&ex->rsp_headers) < 0)
         return TACHY_ENOMEM;
 
+    /* The JDK answers 400 "URISyntaxException thrown" for a target java.net.URI refuses. */
+    if (!uri_acceptable(req->target.base, req->target.len))
+        return TACHY_EPROTO;
     /* Strings: method, uri, protocol, decoded path, raw query. Offsets first, pointers
      * after (the buffer may move while it grows). */
     tachy__buf *b = &ex->strs;
@@ -45,7 +96,13 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
     /* Path part of the target: skip "scheme://authority" of an absolute-form target
      * (RFC 9112 3.2.2), stop at '?' or '#'. */
     size_t ps = 0;
-    if (tlen > 0 && t[0] != '/' && t[0] != '*') {
+    if (tlen > 1 && t[0] == '/' && t[1] == '/') {
+        /* "//host/x": java.net.URI reads an authority here, so the JDK's path is "/x"
+         * (and "" for "//host"); the context is matched on that. */
+        ps = 2;
+        while (ps < tlen && t[ps] != '/' && t[ps] != '?' && t[ps] != '#')
+            ps++;
+    } else if (tlen > 0 && t[0] != '/' && t[0] != '*') {
         const char *sep = memmem(t, tlen, "://", 3);
         if (sep) {
             ps = (size_t)(sep - t) + 3;
@@ -76,8 +133,7 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
     size_t op = b->len;
     ssize_t dl;
     if (plen == 0) {
-        b->data[b->len++] = '/';
-        dl = 1;
+        dl = 0; /* URI.getPath() is "": no context matches it (paths start with '/') */
     } else {
         dl = tachy__percent_decode(t + ps, plen, b->data + b->len, plen + 1);
         if (dl < 0)
@@ -85,7 +141,7 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
         /* "%00" would cut the C string short and let "/a.txt%00.jpg" pass for "/a.txt":
          * refused (a deliberate difference from the JDK, which keeps the NUL). */
         if (memchr(b->data + b->len, '\0', (size_t)dl))
-            return TACHY_EPROTO;
+            return TACHY_EINVAL;
     }
     b->len += (size_t)dl;
     b->data[b->len++] = '\0';
@@ -488,7 +544,7 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
         return TACHY_ECLOSED;
     if (ex->rsp_code >= 0)
         return TACHY_EHDRSENT;
-    if (code < 100 || code > 999 || len < -1)
+    if (code < 0 || code > 999 || len < -1) /* the JDK sends "HTTP/1.1 99 " as given */
         return TACHY_EINVAL;
     tachy__conn *c = ex->conn;
     tachy_headers *h = ex->rsp_headers;
@@ -542,21 +598,24 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
         return fail(ex, TACHY_ENOMEM);
     char *line = w->data + w->len;
     memcpy(line, "HTTP/1.1 ", 9);
-    line[9] = (char)('0' + code / 100);
-    line[10] = (char)('0' + code / 10 % 10);
-    line[11] = (char)('0' + code % 10);
-    line[12] = ' ';
-    memcpy(line + 13, phrase, pl);
-    line[13 + pl] = '\r';
-    line[14 + pl] = '\n';
-    char *d = line + 15 + pl;
+    size_t cl = 9;
+    if (code >= 100)
+        line[cl++] = (char)('0' + code / 100);
+    if (code >= 10)
+        line[cl++] = (char)('0' + code / 10 % 10);
+    line[cl++] = (char)('0' + code % 10);
+    line[cl++] = ' ';
+    memcpy(line + cl, phrase, pl);
+    line[cl + pl] = '\r';
+    line[cl + pl + 1] = '\n';
+    char *d = line + cl + pl + 2;
     memcpy(d, "Date: ", 6);
     char date[TACHY__DATE_LEN + 1];
     tachy__date_now(date);
     memcpy(d + 6, date, TACHY__DATE_LEN);
     d[6 + TACHY__DATE_LEN] = '\r';
     d[7 + TACHY__DATE_LEN] = '\n';
-    w->len += 15 + pl + 8 + TACHY__DATE_LEN;
+    w->len += cl + pl + 2 + 8 + TACHY__DATE_LEN;
     size_t cur = 0;
     const char *name, *value;
     while (tachy_headers_next(h, &cur, &name, &value)) {
@@ -665,7 +724,9 @@ TACHY_API int tachy_exchange_flush(tachy_exchange *ex) {
     if (!ex)
         return TACHY_EINVAL;
     if (ex->closed || ex->rsp_closed)
-        return TACHY_ECLOSED;
+        /* As the JDK: flushing a finished fixed-length body is harmless, a chunked one
+         * throws "stream is closed". */
+        return ex->rsp_mode == TACHY__RSP_FIXED ? 0 : TACHY_ECLOSED;
     if (ex->rsp_code < 0)
         return 0; /* nothing to send yet: the JDK's flush before headers is a no-op */
     int rc = tachy__conn_flush(ex->conn);

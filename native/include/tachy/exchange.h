@@ -79,7 +79,7 @@ TACHY_API tachy_headers *tachy_exchange_response_headers(tachy_exchange *ex);
 
 /*
  * HttpExchange.sendResponseHeaders(code, len): see the framing rules above. code must be
- * 100..999 (TACHY_EINVAL). TACHY_EHDRSENT if already sent. TACHY_EBADHEADER if a response
+ * 0..999 (TACHY_EINVAL); like the JDK, unusual codes are sent as given ("HTTP/1.1 99 "). TACHY_EHDRSENT if already sent. TACHY_EBADHEADER if a response
  * header contains CR/LF (nothing is written). The status line and headers are buffered
  * and leave with the body (or at the next flush). After a no-body response (len -1,
  * HEAD, 1xx, 204, 304) the response is complete.

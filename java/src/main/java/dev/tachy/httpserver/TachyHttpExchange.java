@@ -147,6 +147,7 @@ final class TachyHttpExchange extends HttpExchange {
                 rc = Native.close(handle);
                 handle = 0;
             }
+            uncount();
         }
         context.tachyServer().pending.remove(this);
         return rc;
@@ -156,6 +157,17 @@ final class TachyHttpExchange extends HttpExchange {
     synchronized void invalidate() {
         handle = 0;
         closed = true;
+        uncount();
+    }
+
+    /** Counted in the server's openExchanges until closed or abandoned (once). */
+    boolean counted;
+
+    private void uncount() {
+        if (counted) {
+            counted = false;
+            context.tachyServer().openExchanges.decrementAndGet();
+        }
     }
 
     /** Called when the handler returned normally: an exchange still open is tracked until
@@ -327,6 +339,9 @@ final class TachyHttpExchange extends HttpExchange {
      * updates it (Date, Content-length or Transfer-encoding set after sending) and, for a
      * response without body, the exchange is closed as the JDK does.
      */
+    /** The response body has a fixed length (sendResponseHeaders with len > 0). */
+    private volatile boolean fixedLength;
+
     @Override
     public void sendResponseHeaders(int rCode, long contentLen) throws IOException {
         if (headersSent) {
@@ -349,6 +364,7 @@ final class TachyHttpExchange extends HttpExchange {
                 contentLength = noContent ? "0" : Long.toString(len);
             }
         }
+        fixedLength = !noContent && !chunked && len > 0;
         byte[] hdrs = serialise(contentLength != null, chunked);
         int rc;
         synchronized (this) {
@@ -591,6 +607,9 @@ final class TachyHttpExchange extends HttpExchange {
 
         @Override
         public void flush() throws IOException {
+            if (closed && headersSent && fixedLength) {
+                return; // the JDK's FixedLengthOutputStream: flushing a finished body is harmless
+            }
             check();
             int rc;
             synchronized (TachyHttpExchange.this) {

@@ -68,6 +68,8 @@ public final class TachyHttpServer extends HttpServer {
     final Set<TachyHttpExchange> pending = ConcurrentHashMap.newKeySet();
     /** Requests inside their upcall right now. */
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Exchanges created and not yet closed (what the JDK's stop counts as in progress). */
+    final AtomicInteger openExchanges = new AtomicInteger();
 
     TachyHttpServer(InetSocketAddress addr, int backlog) throws IOException {
         this(null, addr, backlog);
@@ -238,7 +240,7 @@ public final class TachyHttpServer extends HttpServer {
             return;
         }
         long t0 = System.nanoTime();
-        boolean idle = inFlight.get() == 0 && pending.isEmpty();
+        boolean idle = openExchanges.get() == 0;
         // Outside the lock: this waits for the connection threads, which may need it.
         Native.serverStop(h, delay);
         if (wasStarted && idle && IDLE_STOP_WAITS) {
@@ -251,8 +253,9 @@ public final class TachyHttpServer extends HttpServer {
     }
 
     /**
-     * JDK 17..20 stop(delay) on a server with no exchange in progress still waits the whole
-     * delay (nothing wakes its dispatcher earlier); JDK 21+ returns at once.
+     * JDK 17..20 stop(delay) ends its wait early only when its dispatcher, handling the end of
+     * an exchange, finds none left: with no exchange open it always waits the whole delay.
+     * JDK 21+ returns at once when idle.
      */
     private static final boolean IDLE_STOP_WAITS = Runtime.version().feature() < 21;
 
@@ -431,6 +434,8 @@ public final class TachyHttpServer extends HttpServer {
 
     /* ---- dispatch: one upcall per request ------------------------------------------------- */
 
+    private static final ClassLoader APP_LOADER = ClassLoader.getSystemClassLoader();
+
     /** Native.dispatch: runs on the connection's (attached) native thread. */
     static int dispatch(int contextId, long ex, byte[] head) {
         TachyHttpContext ctx = TachyHttpContext.lookup(contextId);
@@ -448,7 +453,15 @@ public final class TachyHttpServer extends HttpServer {
             return x.rejectBadRequest();
         }
         TachyHttpServer srv = ctx.tachyServer();
+        Thread self = Thread.currentThread();
+        if (self.getContextClassLoader() == null) {
+            // A thread attached from native code starts without one; the JDK's handler
+            // threads have the application class loader (ServiceLoader, JNDI, ... rely on it).
+            self.setContextClassLoader(APP_LOADER);
+        }
         srv.inFlight.incrementAndGet();
+        srv.openExchanges.incrementAndGet();
+        x.counted = true;
         try {
             return srv.run(ctx, x);
         } finally {
