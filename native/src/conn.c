@@ -114,15 +114,14 @@ static int rbuf_room(tachy__conn *c, size_t want) {
     return tachy__buf_reserve(b, want);
 }
 
-ssize_t tachy__conn_fill(tachy__conn *c) {
-    int rc = tachy__conn_flush(c);
-    if (rc < 0)
-        return rc;
+/* One recv into rbuf (flags: 0 or MSG_DONTWAIT). Returns bytes (> 0), 0 at EOF, or
+ * TACHY_E* (TACHY_ETIMEDOUT for EAGAIN: the receive timeout, or nothing there). */
+static ssize_t read_into_rbuf(tachy__conn *c, int flags) {
     if (rbuf_room(c, READ_CHUNK) < 0)
         return TACHY_ENOMEM;
     size_t space = c->rbuf.cap - c->rbuf.len;
     for (;;) {
-        ssize_t n = recv(c->fd, c->rbuf.data + c->rbuf.len, space, 0);
+        ssize_t n = recv(c->fd, c->rbuf.data + c->rbuf.len, space, flags);
         if (n > 0) {
             atomic_fetch_add_explicit(&c->srv->st_reads, 1, memory_order_relaxed);
             c->rbuf.len += (size_t)n;
@@ -137,18 +136,20 @@ ssize_t tachy__conn_fill(tachy__conn *c) {
     }
 }
 
+ssize_t tachy__conn_fill(tachy__conn *c) {
+    int rc = tachy__conn_flush(c);
+    if (rc < 0)
+        return rc;
+    return read_into_rbuf(c, 0);
+}
+
 int tachy__conn_response_done(tachy__conn *c) {
     if (tachy__buf_size(&c->rbuf) > 0)
         return 0; /* a pipelined request is waiting: its response joins this one */
-    if (c->last_read_full && !atomic_load(&c->shut) && rbuf_room(c, READ_CHUNK) == 0) {
+    if (c->last_read_full && !atomic_load(&c->shut)) {
         /* The last read may have left bytes in the socket: look without blocking. */
-        size_t space = c->rbuf.cap - c->rbuf.len;
-        ssize_t n = recv(c->fd, c->rbuf.data + c->rbuf.len, space, MSG_DONTWAIT);
-        if (n > 0) {
-            c->rbuf.len += (size_t)n;
-            c->last_read_full = (size_t)n == space;
+        if (read_into_rbuf(c, MSG_DONTWAIT) > 0)
             return 0;
-        }
         c->last_read_full = 0;
     }
     return tachy__conn_flush(c);
@@ -228,25 +229,7 @@ void tachy__conn_cleanup(tachy__conn *c) {
 
 /* Reads without blocking into rbuf. Returns bytes (> 0), 0 at EOF, TACHY_ETIMEDOUT when
  * nothing is there (EAGAIN), or another TACHY_E*. */
-static ssize_t read_nowait(tachy__conn *c) {
-    if (rbuf_room(c, READ_CHUNK) < 0)
-        return TACHY_ENOMEM;
-    size_t space = c->rbuf.cap - c->rbuf.len;
-    for (;;) {
-        ssize_t n = recv(c->fd, c->rbuf.data + c->rbuf.len, space, MSG_DONTWAIT);
-        if (n > 0) {
-            atomic_fetch_add_explicit(&c->srv->st_reads, 1, memory_order_relaxed);
-            c->rbuf.len += (size_t)n;
-            c->last_read_full = (size_t)n == space;
-            return n;
-        }
-        if (n == 0)
-            return 0;
-        if (errno == EINTR)
-            continue;
-        return map_errno(errno);
-    }
-}
+static ssize_t read_nowait(tachy__conn *c) { return read_into_rbuf(c, MSG_DONTWAIT); }
 
 void tachy__conn_run(tachy__conn *c) {
     tachy_server *srv = c->srv;
