@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# tachy side-by-side benchmark: one command, see bench/README.md.
+#
+#   bench/run.sh [--quick|--full] [options]
+#
+#   --quick              keep-alive 64 + pipelined x16 (wrk batches), 3 rounds x 3 s (default; < 5 min)
+#   --full               every profile, 5 rounds x 8 s
+#   --rounds N           override the number of alternating rounds
+#   --duration S         override seconds of load per server, profile and round
+#   --profiles a,b       only these profiles (ka64 ka1024 pipe16 pipe16h close post64k static1m ws-echo
+#                        ws-tick10k idle4096)
+#   --servers a,b        only these servers (nginx tachy-c tachy-c-fs jdk-none jdk-vt robaho-vt
+#                        tachy-java-none tachy-java-vt)
+#   --build DIR          reuse a tachy CMake build dir (DIR/examples/tachy-hello); default:
+#                        configure and build into bench/build/tachy
+#   --jar PATH           the tachy provider jar (default: built from this tree into
+#                        bench/build/jarsrc with mvn; java/target/tachy-httpserver-*.jar if that fails)
+#   --no-install         do not apt-get/mvn anything; use what is there
+#   --update-readme      put this run's table into bench/README.md (a --full run always does)
+#
+# Needs: wrk, h2load (nghttp2-client), nginx, python3 + matplotlib (python3-matplotlib),
+# taskset, cmake + cc, the JDK 25 (/usr/lib/jvm/temurin-25-jdk-amd64 or $JAVA25_HOME), maven
+# (for robaho/httpserver, fetched from Maven Central into ~/.m2 and copied to bench/build).
+# Missing Debian packages are installed with apt-get when run as root.
+# Only 127.0.0.1 is used; every server started is stopped on exit.
+set -euo pipefail
+
+BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$BENCH/.." && pwd)"
+MODE=quick
+ROUNDS= DURATION= PROFILES= SERVERS= BUILD= JAR= INSTALL=1 UPDATE_README=0
+EXTRA=()
+CMDLINE="bench/run.sh $*"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) MODE=quick ;;
+    --full) MODE=full ;;
+    --rounds) ROUNDS="$2"; shift ;;
+    --duration) DURATION="$2"; shift ;;
+    --profiles) PROFILES="$2"; shift ;;
+    --servers) SERVERS="$2"; shift ;;
+    --build) BUILD="$(cd "$2" && pwd)"; shift ;;
+    --jar) JAR="$(readlink -f "$2")"; shift ;;
+    --no-install) INSTALL=0 ;;
+    --update-readme) UPDATE_README=1 ;;
+    --warmup) EXTRA+=(--warmup "$2"); shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+say() { printf '%s run.sh: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+WORK="$BENCH/build"
+mkdir -p "$WORK"
+STAMP="$(date -u +%Y%m%d-%H%M%S)"
+OUT="$BENCH/results/$STAMP"
+mkdir -p "$OUT/raw"
+SKIP=()
+
+# ---- stop everything we start, whatever happens -----------------------------------------
+PYPID=
+cleanup() {
+  if [ -n "$PYPID" ] && kill -0 "$PYPID" 2>/dev/null; then
+    kill -TERM "$PYPID" 2>/dev/null || true
+    wait "$PYPID" 2>/dev/null || true
+  fi
+}
+trap cleanup EXIT
+trap 'cleanup; exit 130' INT TERM HUP
+
+# ---- tools --------------------------------------------------------------------------------
+APT_UPDATED=0
+apt_install() {
+  [ "$INSTALL" = 1 ] || return 1
+  [ "$(id -u)" = 0 ] || { say "not root: cannot apt-get install $*"; return 1; }
+  if [ "$APT_UPDATED" = 0 ]; then
+    apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null 2>&1 || true
+    APT_UPDATED=1
+  fi
+  say "apt-get install $*"
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$@" >/dev/null
+}
+need_cmd() {  # need_cmd CMD DEBIAN_PACKAGE
+  command -v "$1" >/dev/null 2>&1 || command -v "/usr/sbin/$1" >/dev/null 2>&1 || apt_install "$2" || true
+  command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ]
+}
+export PATH="$PATH:/usr/sbin:/sbin"
+need_cmd wrk wrk || { echo "run.sh: wrk is required" >&2; exit 1; }
+need_cmd taskset util-linux || { echo "run.sh: taskset is required" >&2; exit 1; }
+need_cmd h2load nghttp2-client || say "h2load missing (only used by bench/profile.sh)"
+need_cmd nginx nginx || { say "nginx missing: no native anchor"; SKIP+=(--skip-note "nginx=nginx not installed"); }
+# chart: Debian's python3-matplotlib for /usr/bin/python3
+CHART_PY=/usr/bin/python3
+if ! "$CHART_PY" -c 'import matplotlib' 2>/dev/null; then
+  apt_install python3-matplotlib || true
+fi
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY="$(command -v python3)"
+
+# ---- Java -----------------------------------------------------------------------------------
+JAVA_HOME25="${JAVA25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+JAVA_ARGS=()
+if [ -x "$JAVA_HOME25/bin/javac" ]; then
+  mkdir -p "$WORK/classes"
+  "$JAVA_HOME25/bin/javac" --release 21 -d "$WORK/classes" "$BENCH/servers/BenchServer.java"
+  JAVA_ARGS+=(--java-home "$JAVA_HOME25" --java-classes "$WORK/classes" --java-opts "${BENCH_JAVA_OPTS:--Xms256m -Xmx1g -Dsun.net.httpserver.maxIdleConnections=100000}")
+  # robaho/httpserver from Maven Central (fetched at bench time, never committed)
+  RV="${ROBAHO_VERSION:-1.0.29}"
+  RJ="$HOME/.m2/repository/io/github/robaho/httpserver/$RV/httpserver-$RV.jar"
+  if [ ! -f "$RJ" ] && [ "$INSTALL" = 1 ]; then
+    command -v mvn >/dev/null || apt_install maven || true
+    if command -v mvn >/dev/null; then
+      say "mvn dependency:get io.github.robaho:httpserver:$RV"
+      (cd "$WORK" && timeout 300 mvn -q -B dependency:get -Dartifact="io.github.robaho:httpserver:$RV" \
+         >"$OUT/raw/mvn-robaho.log" 2>&1) || say "robaho $RV could not be fetched (raw/mvn-robaho.log)"
+    fi
+  fi
+  if [ -f "$RJ" ]; then
+    mkdir -p "$WORK/robaho"; cp "$RJ" "$WORK/robaho/"
+    JAVA_ARGS+=(--robaho-jar "$WORK/robaho/httpserver-$RV.jar" --robaho-version "$RV")
+  else
+    SKIP+=(--skip-note "robaho-vt=io.github.robaho:httpserver:$RV not obtainable from Maven Central here")
+  fi
+  # the tachy provider jar: built from this tree into bench/build/jarsrc (java/ copied, the
+  # native code compiled from the tree), so that it matches the tachy-hello measured;
+  # --jar PATH uses a given jar; if the build fails, java/target's jar is used, with a note
+  JAR_NOTE=
+  if [ -z "$JAR" ] && [ -f "$ROOT/java/pom.xml" ] && [ -f "$ROOT/pom.xml" ] && command -v mvn >/dev/null; then
+    JS="$WORK/jarsrc"
+    rm -rf "$JS"; mkdir -p "$JS/java"
+    cp "$ROOT/pom.xml" "$JS/"; cp -r "$ROOT/java/pom.xml" "$ROOT/java/src" "$JS/java/"
+    say "building the tachy provider jar into ${JS#$ROOT/} (log: raw/build-jar.log)"
+    if timeout 600 mvn -B -q -f "$JS/java/pom.xml" -DskipTests -Dtachy.root="$ROOT" \
+         -Dtachy.native.build.dir="$WORK/jni" package >"$OUT/raw/build-jar.log" 2>&1; then
+      JAR="$(ls "$JS"/java/target/tachy-httpserver-*.jar 2>/dev/null | grep -v -e sources -e javadoc -e tests | head -1 || true)"
+    else
+      say "provider jar build failed (raw/build-jar.log): trying java/target"
+      JAR_NOTE="the jar build from this tree failed (raw/build-jar.log): measured java/target's jar"
+    fi
+  fi
+  if [ -z "$JAR" ]; then
+    JAR="$(ls "$ROOT"/java/target/tachy-httpserver-*.jar 2>/dev/null | grep -v -e sources -e javadoc -e tests | head -1 || true)"
+  fi
+  if [ -n "$JAR" ] && [ -f "$JAR" ]; then
+    # a snapshot, so that a rebuild of java/target during the run does not pull the jar away
+    mkdir -p "$WORK/jar"; rm -f "$WORK"/jar/*.jar
+    cp -p "$JAR" "$WORK/jar/"
+    JAVA_ARGS+=(--tachy-jar "$WORK/jar/$(basename "$JAR")" --tachy-jar-origin "${JAR#$ROOT/}")
+    [ -n "$JAR_NOTE" ] && JAVA_ARGS+=(--tachy-jar-note "$JAR_NOTE")
+  else
+    SKIP+=(--skip-note "tachy-java-none=tachy provider jar not found (java/target/tachy-httpserver-*.jar)")
+    SKIP+=(--skip-note "tachy-java-vt=tachy provider jar not found (java/target/tachy-httpserver-*.jar)")
+  fi
+else
+  say "no JDK 25 at $JAVA_HOME25: Java servers skipped"
+  SKIP+=(--skip-note "jdk-vt=no JDK 25" --skip-note "jdk-none=no JDK 25")
+fi
+
+# ---- tachy C ---------------------------------------------------------------------------------
+TACHY_ARGS=()
+TACHY_NOTE=
+if [ -z "$BUILD" ] && [ -f "$ROOT/examples/hello.c" ]; then
+  BUILD="$WORK/tachy"
+  say "building tachy into $BUILD (log: raw/build-tachy.log)"
+  if ! { cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTACHY_BUILD_TESTS=OFF \
+           -DTACHY_BUILD_JNI=OFF -DTACHY_WERROR=OFF \
+         && cmake --build "$BUILD" -j2 --target tachy-hello \
+         && { [ ! -f "$ROOT/examples/fileserver.c" ] || cmake --build "$BUILD" -j2 --target tachy-fileserver || true; }
+       } >"$OUT/raw/build-tachy.log" 2>&1; then
+    say "tachy build failed (raw/build-tachy.log)"
+    if [ -x "$BUILD/examples/tachy-hello" ]; then
+      TACHY_NOTE="the build of this tree failed (raw/build-tachy.log): measured the previous build of $(date -u -r "$BUILD/examples/tachy-hello" '+%H:%M UTC')"
+    fi
+  fi
+fi
+if [ -n "$BUILD" ] && [ -x "$BUILD/examples/tachy-hello" ]; then
+  TACHY_ARGS+=(--tachy-hello "$BUILD/examples/tachy-hello")
+  [ -n "$TACHY_NOTE" ] && TACHY_ARGS+=(--tachy-note "$TACHY_NOTE")
+  if [ -x "$BUILD/examples/tachy-fileserver" ]; then
+    TACHY_ARGS+=(--tachy-fileserver "$BUILD/examples/tachy-fileserver")
+    [ -n "${TACHY_FILESERVER_ARGS:-}" ] && TACHY_ARGS+=(--tachy-fileserver-args "$TACHY_FILESERVER_ARGS")
+  else
+    SKIP+=(--skip-note "tachy-c-fs=tachy-fileserver not built: no 1 MiB static figure for tachy C")
+  fi
+else
+  SKIP+=(--skip-note "tachy-c=tachy-hello not available (examples/hello.c missing or build failed)")
+fi
+
+# ---- the WebSocket load client ------------------------------------------------------------------
+WS_ARGS=()
+if cc -O2 -o "$WORK/wsload" "$BENCH/wsload.c" 2>"$OUT/raw/build-wsload.log"; then
+  WS_ARGS+=(--wsload "$WORK/wsload")
+else
+  say "bench/wsload.c did not build (raw/build-wsload.log): WebSocket profiles skipped"
+fi
+
+# ---- the 1 MiB static file -------------------------------------------------------------------
+# www/static/1m.bin: nginx and the Java servers map /static/ to www/static; tachy-fileserver
+# serves www as its root, so the same URL works for every server
+STATIC="$WORK/www/static"
+mkdir -p "$STATIC"
+[ -f "$STATIC/1m.bin" ] || head -c 1048576 /dev/urandom >"$STATIC/1m.bin"
+
+# ---- environment record ------------------------------------------------------------------------
+{
+  echo "command: $CMDLINE"; date -u; uname -a; nproc; cat /proc/loadavg
+  grep -m1 'model name' /proc/cpuinfo || true
+  wrk --version 2>&1 | head -1 || true
+  h2load --version 2>&1 | head -1 || true
+  nginx -v 2>&1 || true
+  [ -x "$JAVA_HOME25/bin/java" ] && "$JAVA_HOME25/bin/java" -version 2>&1
+  (cd "$ROOT" && git rev-parse HEAD 2>/dev/null && git status --short 2>/dev/null | head -20) || true
+  echo "tachy build: ${BUILD:-none}"; echo "tachy jar: ${JAR:-none}"
+} >"$OUT/env.txt" 2>&1
+
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+# ---- run -----------------------------------------------------------------------------------------
+REV="$(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+(cd "$ROOT" && [ -n "$(git status --porcelain -- native examples jni java 2>/dev/null)" ]) && REV="$REV + uncommitted changes"
+ARGS=(--mode "$MODE" --outdir "$OUT" --workdir "$WORK" --static-dir "$STATIC" --command "$CMDLINE" --tachy-rev "$REV")
+[ -n "$ROUNDS" ] && ARGS+=(--rounds "$ROUNDS")
+[ -n "$DURATION" ] && ARGS+=(--duration "$DURATION")
+[ -n "$PROFILES" ] && ARGS+=(--profiles "$PROFILES")
+[ -n "$SERVERS" ] && ARGS+=(--servers "$SERVERS")
+say "results -> ${OUT#$ROOT/}"
+"$PY" "$BENCH/lib/bench.py" "${ARGS[@]}" "${JAVA_ARGS[@]}" "${TACHY_ARGS[@]}" "${WS_ARGS[@]}" "${SKIP[@]}" "${EXTRA[@]}" &
+PYPID=$!
+wait "$PYPID"
+PYPID=
+
+if "$CHART_PY" -c 'import matplotlib' 2>/dev/null; then
+  "$CHART_PY" "$BENCH/lib/chart.py" "$OUT" || say "chart failed"
+else
+  say "no matplotlib: no chart"
+fi
+cp "$OUT/table.md" "$BENCH/results/latest.md"
+[ -f "$OUT/chart.png" ] && cp "$OUT/chart.png" "$BENCH/results/latest.png"
+sed -i "s#^Raw outputs: .*#&\n\nChart: ![chart](latest.png)#" "$BENCH/results/latest.md" 2>/dev/null || true
+# a --full run (or --update-readme) refreshes the table in bench/README.md
+if [ "$MODE" = full ] || [ "$UPDATE_README" = 1 ]; then
+  "$PY" - "$BENCH/README.md" "$OUT/table.md" "${OUT#$BENCH/}" <<'PYEOF' || say "README not updated"
+import sys, re
+readme, table, rel = sys.argv[1], sys.argv[2], sys.argv[3]
+t = open(table).read()
+t = re.sub(r"^# (.*)$", r"#### \1", t, count=1, flags=re.M)          # demote the title
+t = re.sub(r"^## ", "#### ", t, flags=re.M)
+t = t.replace("`bench/results/", "`results/")
+t += f"\n![chart]({rel}/chart.png)\n"
+r = open(readme).read()
+a, b = "<!-- bench:latest:start -->", "<!-- bench:latest:end -->"
+i, j = r.index(a) + len(a), r.index(b)
+open(readme, "w").write(r[:i] + "\n" + t + r[j:])
+PYEOF
+fi
+say "done: bench/results/latest.md, bench/results/latest.png, ${OUT#$ROOT/}/"
