@@ -1,12 +1,13 @@
 /*
  * tachy-hello - the demo server that tests and benchmarks drive.
  *
- *   tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS]
+ *   tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS] [-t TICK_MS]
  *
  *   GET  /      -> 200 text/plain "Hello, World!"
  *   HEAD /      -> the same headers, no body
  *   POST /echo  -> the request body back (fixed-length or chunked in; fixed out when the
  *                  request declared a length, chunked otherwise)
+ *   GET  /tick  -> WebSocket: every TICK_MS (-t, default 500) "<epoch-ns> tick <seq>"
  *   GET  /ws    -> WebSocket echo: text and binary messages back as they came, up to the
  *                  default 16 MiB limit; permessage-deflate when the client offers it
  *
@@ -17,10 +18,12 @@
 #include <tachy/ws.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int hello(tachy_exchange *ex, void *user) {
@@ -92,10 +95,103 @@ static int ws_echo(tachy_exchange *ex, void *user) {
     return rc == TACHY_EPROTO ? 0 : rc;  /* EPROTO: refused, the 4xx was sent */
 }
 
+/* ---- GET /tick: broadcast ticks (the benchmark's 10,000-client WebSocket profile) ------ */
+
+/* Every connected /tick client, each with a reference held here. */
+static pthread_mutex_t tick_lock = PTHREAD_MUTEX_INITIALIZER;
+static tachy_ws **tick_clients;
+static size_t tick_n, tick_cap;
+
+static void tick_open(tachy_ws *ws, void *user) {
+    (void)user;
+    pthread_mutex_lock(&tick_lock);
+    if (tick_n == tick_cap) {
+        size_t cap = tick_cap ? tick_cap * 2 : 1024;
+        tachy_ws **n = realloc(tick_clients, cap * sizeof *n);
+        if (!n) {
+            pthread_mutex_unlock(&tick_lock);
+            return;
+        }
+        tick_clients = n;
+        tick_cap = cap;
+    }
+    tachy_ws_retain(ws);
+    tick_clients[tick_n++] = ws;
+    pthread_mutex_unlock(&tick_lock);
+}
+
+static void tick_close(tachy_ws *ws, int code, const char *reason, size_t len, void *user) {
+    (void)code, (void)reason, (void)len, (void)user;
+    pthread_mutex_lock(&tick_lock);
+    for (size_t i = 0; i < tick_n; i++) {
+        if (tick_clients[i] == ws) {
+            tick_clients[i] = tick_clients[--tick_n];
+            tachy_ws_release(ws);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&tick_lock);
+}
+
+static int ws_tick(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_ws_options opt;
+    tachy_ws_options_init(&opt);
+    opt.cb.on_open = tick_open;
+    opt.cb.on_close = tick_close;
+    int rc = tachy_ws_serve(ex, &opt);
+    return rc == TACHY_EPROTO ? 0 : rc;
+}
+
+static long tick_interval_ms = 500;
+static atomic_int ticking = 1;
+
+/* Every tick_interval_ms sends each /tick client "<epoch-ns> tick <seq>" (the protocol of
+ * bench/wsload.c, which measures the delay from the timestamp to its receipt). */
+static void *ticker(void *arg) {
+    (void)arg;
+    unsigned long seq = 0;
+    tachy_ws **snap = NULL;
+    size_t snap_cap = 0;
+    while (ticking) {
+        struct timespec ts = {tick_interval_ms / 1000, (tick_interval_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&tick_lock);
+        size_t n = tick_n;
+        if (n > snap_cap) {
+            tachy_ws **grown = realloc(snap, n * sizeof *snap);
+            if (!grown) {
+                pthread_mutex_unlock(&tick_lock);
+                continue;
+            }
+            snap = grown;
+            snap_cap = n;
+        }
+        for (size_t i = 0; i < n; i++) {
+            snap[i] = tick_clients[i];
+            tachy_ws_retain(snap[i]);
+        }
+        pthread_mutex_unlock(&tick_lock);
+        if (n == 0)
+            continue;
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        char msg[64];
+        int len = snprintf(msg, sizeof msg, "%lld tick %lu",
+                           (long long)now.tv_sec * 1000000000LL + now.tv_nsec, ++seq);
+        tachy_ws_broadcast(snap, n, TACHY_WS_TEXT, msg, (size_t)len);
+        for (size_t i = 0; i < n; i++)
+            tachy_ws_release(snap[i]);
+    }
+    free(snap);
+    return NULL;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 
 static void usage(void) {
-    fprintf(stderr, "usage: tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS]\n");
+    fprintf(stderr,
+            "usage: tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS] [-t TICK_MS]\n");
 }
 
 int main(int argc, char **argv) {
@@ -104,7 +200,7 @@ int main(int argc, char **argv) {
     tachy_options options;
     tachy_options_init(&options); /* the JDK's defaults, e.g. maxIdleConnections 200 */
     int opt;
-    while ((opt = getopt(argc, argv, "p:b:i:h")) != -1) {
+    while ((opt = getopt(argc, argv, "p:b:i:t:h")) != -1) {
         switch (opt) {
         case 'p':
             port = atoi(optarg);
@@ -114,6 +210,9 @@ int main(int argc, char **argv) {
             break;
         case 'i':
             options.max_idle_connections = atoi(optarg);
+            break;
+        case 't':
+            tick_interval_ms = atol(optarg) > 0 ? atol(optarg) : 500;
             break;
         default:
             usage();
@@ -139,6 +238,7 @@ int main(int argc, char **argv) {
     tachy_server_create_context(srv, "/", hello, NULL, NULL);
     tachy_server_create_context(srv, "/echo", echo, NULL, NULL);
     tachy_server_create_context(srv, "/ws", ws_echo, NULL, NULL);
+    tachy_server_create_context(srv, "/tick", ws_tick, NULL, NULL);
     rc = tachy_server_start(srv);
     if (rc < 0) {
         fprintf(stderr, "tachy-hello: %s\n", tachy_strerror(rc));
@@ -151,8 +251,13 @@ int main(int argc, char **argv) {
     printf(strchr(host, ':') ? "listening on http://[%s]:%d/\n" : "listening on http://%s:%d/\n",
            host, real_port);
     fflush(stdout);
+    pthread_t tick_thread;
+    int have_ticker = pthread_create(&tick_thread, NULL, ticker, NULL) == 0;
     int sig;
     sigwait(&stop_signals, &sig);
+    ticking = 0;
+    if (have_ticker)
+        pthread_join(tick_thread, NULL);
     tachy_server_stop(srv, 1);
     tachy_server_destroy(srv);
     return 0;
