@@ -112,6 +112,9 @@ struct tachy__conn {
     socklen_t peer_len, local_len;
     tachy__buf rbuf, wbuf;
     int last_read_full;       /* the last recv filled all the space it was given */
+    char peer_host[48], local_host[48]; /* numeric hosts, formatted once per connection */
+    int peer_port, local_port;
+    int addr_cached;          /* bit 1: peer, bit 2: local */
     int parked_idle;          /* parked between requests (counted in srv->nidle) */
     atomic_int in_handler;    /* running user code: stop() does not wait for it */
     int close_after;          /* close after the current exchange */

@@ -1011,18 +1011,42 @@ static int format_addr(const struct sockaddr_storage *ss, socklen_t len, char *h
     return 0;
 }
 
+/* Copies the connection's address (formatted once per connection: getnameinfo is not cheap
+ * and a keep-alive connection asks for it with every request). */
+static int cached_addr(tachy__conn *c, int local, char *host, size_t cap, int *port) {
+    int bit = local ? 2 : 1;
+    char *h = local ? c->local_host : c->peer_host;
+    int *p = local ? &c->local_port : &c->peer_port;
+    if (!(c->addr_cached & bit)) {
+        int rc = format_addr(local ? &c->local : &c->peer, local ? c->local_len : c->peer_len,
+                             h, sizeof c->peer_host, p);
+        if (rc < 0)
+            return rc;
+        c->addr_cached |= bit;
+    }
+    if (host && cap) {
+        size_t n = strlen(h);
+        if (n >= cap)
+            return TACHY_EINVAL;
+        memcpy(host, h, n + 1);
+    }
+    if (port)
+        *port = *p;
+    return 0;
+}
+
 TACHY_API int tachy_exchange_remote_address(const tachy_exchange *ex, char *host, size_t cap,
                                             int *port) {
     if (!ex)
         return TACHY_EINVAL;
-    return format_addr(&ex->conn->peer, ex->conn->peer_len, host, cap, port);
+    return cached_addr(ex->conn, 0, host, cap, port);
 }
 
 TACHY_API int tachy_exchange_local_address(const tachy_exchange *ex, char *host, size_t cap,
                                            int *port) {
     if (!ex)
         return TACHY_EINVAL;
-    return format_addr(&ex->conn->local, ex->conn->local_len, host, cap, port);
+    return cached_addr(ex->conn, 1, host, cap, port);
 }
 
 TACHY_API const struct sockaddr *tachy_exchange_remote_sockaddr(const tachy_exchange *ex,
