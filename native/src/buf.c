@@ -34,7 +34,7 @@ void tachy__buf_compact(tachy__buf *b) {
  * PTRDIFF_MAX fails with TACHY_ENOMEM without calling the allocator. On failure the
  * buffer is unchanged (apart from a possible compaction) and still valid.
  */
-int tachy__buf_reserve(tachy__buf *b, size_t n) {
+int tachy__buf_reserve_slow(tachy__buf *b, size_t n) {
     size_t used, need, cap;
     char *p;
 
@@ -62,11 +62,11 @@ int tachy__buf_reserve(tachy__buf *b, size_t n) {
 }
 
 /* Appends n bytes from p (p may be NULL when n == 0). 0 or TACHY_ENOMEM (nothing added). */
-int tachy__buf_append(tachy__buf *b, const void *p, size_t n) {
+int tachy__buf_append_slow(tachy__buf *b, const void *p, size_t n) {
     int rc;
     if (n == 0)
         return 0;
-    rc = tachy__buf_reserve(b, n);
+    rc = tachy__buf_reserve_slow(b, n);
     if (rc < 0)
         return rc;
     memcpy(b->data + b->len, p, n);

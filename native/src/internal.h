@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <tachy/tachy.h>
 
@@ -26,10 +27,22 @@ typedef struct tachy__buf {
     size_t cap;
 } tachy__buf;
 
-/* Ensures room for at least n more bytes after len (compacting or growing). 0 or ENOMEM. */
-int tachy__buf_reserve(tachy__buf *b, size_t n);
+/* Ensures room for at least n more bytes after len (compacting or growing). 0 or ENOMEM.
+ * Inline when the room is already there (the hot path), buf.c otherwise. */
+int tachy__buf_reserve_slow(tachy__buf *b, size_t n);
+static inline int tachy__buf_reserve(tachy__buf *b, size_t n) {
+    return b->cap - b->len >= n ? 0 : tachy__buf_reserve_slow(b, n);
+}
 /* Appends n bytes. 0 or TACHY_ENOMEM. */
-int tachy__buf_append(tachy__buf *b, const void *p, size_t n);
+int tachy__buf_append_slow(tachy__buf *b, const void *p, size_t n);
+static inline int tachy__buf_append(tachy__buf *b, const void *p, size_t n) {
+    if (n > 0 && n <= (size_t)PTRDIFF_MAX && b->cap - b->len >= n) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+        return 0;
+    }
+    return tachy__buf_append_slow(b, p, n);
+}
 /* Appends a NUL-terminated string (without the NUL). */
 int tachy__buf_append_str(tachy__buf *b, const char *s);
 /* Appends a decimal (u)int64. */
