@@ -353,43 +353,44 @@ static ssize_t read_fixed(tachy_exchange *ex, char *buf, size_t len) {
     return n;
 }
 
-static ssize_t read_chunked(tachy_exchange *ex, char *buf, size_t len) {
-    tachy__conn *c = ex->conn;
-    size_t pend = tachy__buf_size(&ex->pending);
-    if (pend > 0) {
-        size_t n = TACHY__MIN(len, pend);
-        memcpy(buf, ex->pending.data + ex->pending.off, n);
-        tachy__buf_consume(&ex->pending, n);
-        return (ssize_t)n;
+/* Decodes every chunked byte already buffered in rbuf into ex->pending (the one place the
+ * chunked decoder is driven). 0, or TACHY_EPROTO (bad framing) / TACHY_ENOMEM. */
+static int decode_buffered(tachy_exchange *ex) {
+    tachy__buf *rb = &ex->conn->rbuf;
+    while (tachy__buf_size(rb) > 0 && !ex->body_eof) {
+        size_t consumed = 0, doff = 0, dlen = 0;
+        tachy__parse_error perr;
+        const char *in = rb->data + rb->off;
+        int rc = tachy__chunked_decode(&ex->chunked, in, tachy__buf_size(rb), &consumed, &doff,
+                                       &dlen, &perr);
+        if (rc == TACHY__PARSE_ERROR)
+            return TACHY_EPROTO;
+        if (dlen && tachy__buf_append(&ex->pending, in + doff, dlen) < 0)
+            return TACHY_ENOMEM;
+        tachy__buf_consume(rb, consumed);
+        if (rc == 1)
+            ex->body_eof = 1;
+        if (consumed == 0)
+            break;
     }
+    return 0;
+}
+
+static ssize_t read_chunked(tachy_exchange *ex, char *buf, size_t len) {
     for (;;) {
-        size_t have = tachy__buf_size(&c->rbuf);
-        if (have > 0) {
-            size_t consumed = 0, doff = 0, dlen = 0;
-            tachy__parse_error perr = {400, NULL};
-            const char *in = c->rbuf.data + c->rbuf.off;
-            int rc = tachy__chunked_decode(&ex->chunked, in, have, &consumed, &doff, &dlen,
-                                           &perr);
-            if (rc == TACHY__PARSE_ERROR)
-                return TACHY_EPROTO;
-            size_t n = 0;
-            if (dlen > 0) {
-                n = TACHY__MIN(len, dlen);
-                memcpy(buf, in + doff, n);
-                if (dlen > n && tachy__buf_append(&ex->pending, in + doff + n, dlen - n) < 0)
-                    return TACHY_ENOMEM;
-            }
-            tachy__buf_consume(&c->rbuf, consumed);
-            if (rc == 1)
-                ex->body_eof = 1;
-            if (n > 0)
-                return (ssize_t)n;
-            if (rc == 1)
-                return 0;
-            if (consumed > 0)
-                continue;
+        int rc = decode_buffered(ex);
+        if (rc < 0)
+            return rc;
+        size_t pend = tachy__buf_size(&ex->pending);
+        if (pend > 0) {
+            size_t n = TACHY__MIN(len, pend);
+            memcpy(buf, ex->pending.data + ex->pending.off, n);
+            tachy__buf_consume(&ex->pending, n);
+            return (ssize_t)n;
         }
-        ssize_t f = tachy__conn_fill(c);
+        if (ex->body_eof)
+            return 0;
+        ssize_t f = tachy__conn_fill(ex->conn);
         if (f == 0)
             return TACHY_ETRUNCATED;
         if (f < 0)
@@ -424,26 +425,9 @@ TACHY_API ssize_t tachy_exchange_available(tachy_exchange *ex) {
     if (ex->body_eof)
         return (ssize_t)tachy__buf_size(&ex->pending);
     if (ex->framing.chunked) {
-        if (tachy__buf_size(&ex->pending) == 0 && tachy__buf_size(&ex->conn->rbuf) > 0) {
-            /* Decode what is buffered so the answer is not 0 while data is there. */
-            tachy__buf *rb = &ex->conn->rbuf;
-            while (tachy__buf_size(rb) > 0 && !ex->body_eof) {
-                size_t consumed = 0, doff = 0, dlen = 0;
-                tachy__parse_error perr;
-                const char *in = rb->data + rb->off;
-                int rc = tachy__chunked_decode(&ex->chunked, in, tachy__buf_size(rb), &consumed,
-                                               &doff, &dlen, &perr);
-                if (rc == TACHY__PARSE_ERROR)
-                    break;
-                if (dlen && tachy__buf_append(&ex->pending, in + doff, dlen) < 0)
-                    break;
-                tachy__buf_consume(rb, consumed);
-                if (rc == 1)
-                    ex->body_eof = 1;
-                if (consumed == 0)
-                    break;
-            }
-        }
+        /* Decode what is buffered so the answer is not 0 while data is there. */
+        if (tachy__buf_size(&ex->pending) == 0 && decode_buffered(ex) < 0)
+            return 0; /* the error surfaces at the next read */
         return (ssize_t)tachy__buf_size(&ex->pending);
     }
     return (ssize_t)TACHY__MIN((int64_t)tachy__buf_size(&ex->conn->rbuf), ex->body_left);
@@ -479,19 +463,6 @@ TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
 }
 
 /* ---- response ----------------------------------------------------------------------- */
-
-/* Decimal digits of v into out (NUL-terminated); out has room for 21 bytes. */
-static void format_u64(char *out, uint64_t v) {
-    char tmp[21];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    out[n] = '\0';
-}
 
 /* The JDK's reason phrases (sun.net.httpserver.Code): codes outside its table get an
  * empty phrase, giving the JDK's "HTTP/1.1 207 " with a trailing space. */
@@ -560,8 +531,7 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
     }
     /* The framing header tachy writes itself (the JDK sets it, replacing any the handler
      * set): none, "Transfer-encoding: chunked" or "Content-length: N". */
-    char framing[48] = {0};
-    size_t framing_len = 0;
+    enum { FRAMING_NONE, FRAMING_CHUNKED, FRAMING_LENGTH } framing = FRAMING_NONE;
     int mode;
     if (ex->is_head || code == 304) {
         if (len >= 0)
@@ -575,18 +545,12 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
             c->close_after = 1;
         } else {
             mode = TACHY__RSP_CHUNKED;
-            memcpy(framing, "Transfer-encoding: chunked\r\n", 28);
-            framing_len = 28;
+            framing = FRAMING_CHUNKED;
         }
     } else {
         mode = len == -1 ? TACHY__RSP_EMPTY : TACHY__RSP_FIXED;
-        if (!no_length_header) {
-            memcpy(framing, "Content-length: ", 16);
-            format_u64(framing + 16, (uint64_t)(len == -1 ? 0 : len));
-            framing_len = strlen(framing);
-            framing[framing_len++] = '\r';
-            framing[framing_len++] = '\n';
-        }
+        if (!no_length_header)
+            framing = FRAMING_LENGTH;
     }
 
     /* Status line, Date (always, from the per-thread cache), the handler's headers except
@@ -623,8 +587,9 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
         /* Names are normalised ("Content-length"), so exact comparisons suffice. Like the
          * JDK's set(), ours replaces the handler's header only when we write one. */
         if ((nl == 4 && memcmp(name, "Date", 4) == 0) ||
-            (nl == 14 && framing[0] == 'C' && memcmp(name, "Content-length", 14) == 0) ||
-            (nl == 17 && framing[0] == 'T' && memcmp(name, "Transfer-encoding", 17) == 0))
+            (nl == 14 && framing == FRAMING_LENGTH && memcmp(name, "Content-length", 14) == 0) ||
+            (nl == 17 && framing == FRAMING_CHUNKED &&
+             memcmp(name, "Transfer-encoding", 17) == 0))
             continue;
         /* A handler that answers "Connection: close" gets it honoured. */
         if (nl == 10 && memcmp(name, "Connection", 10) == 0 && strcasecmp(value, "close") == 0)
@@ -640,7 +605,16 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
         p[nl + 3 + vl] = '\n';
         w->len += nl + vl + 4;
     }
-    if (framing_len && tachy__buf_append(w, framing, framing_len) < 0)
+    int frc = 0;
+    if (framing == FRAMING_CHUNKED)
+        frc = tachy__buf_append_str(w, "Transfer-encoding: chunked\r\n");
+    else if (framing == FRAMING_LENGTH)
+        frc = tachy__buf_append_str(w, "Content-length: ") < 0 ||
+                      tachy__buf_append_u64(w, (uint64_t)(len == -1 ? 0 : len)) < 0 ||
+                      tachy__buf_append(w, "\r\n", 2) < 0
+                  ? TACHY_ENOMEM
+                  : 0;
+    if (frc < 0)
         return fail(ex, TACHY_ENOMEM);
     if (tachy__buf_append(w, "\r\n", 2) < 0)
         return fail(ex, TACHY_ENOMEM);

@@ -447,7 +447,7 @@ TACHY_API int tachy_server_remove_context_handle(tachy_server *srv, tachy_contex
 
 /* The JDK's ContextList.findContext: the longest context path that is a plain string
  * prefix of the decoded request path ("/foo" serves "/foobar" too). */
-static tachy_context *find_locked(tachy_server *srv, const char *path) {
+tachy_context *tachy__server_find_context_locked(tachy_server *srv, const char *path) {
     tachy_context *best = NULL;
     size_t plen = strlen(path);
     for (size_t i = 0; i < srv->ncontexts; i++) {
@@ -463,14 +463,11 @@ TACHY_API tachy_context *tachy_server_find_context(tachy_server *srv, const char
     if (!srv || !path)
         return NULL;
     pthread_mutex_lock(&srv->lock);
-    tachy_context *c = find_locked(srv, path);
+    tachy_context *c = tachy__server_find_context_locked(srv, path);
     pthread_mutex_unlock(&srv->lock);
     return c;
 }
 
-tachy_context *tachy__server_find_context_locked(tachy_server *srv, const char *path) {
-    return find_locked(srv, path);
-}
 
 TACHY_API const char *tachy_context_path(const tachy_context *ctx) {
     return ctx ? ctx->path : NULL;
