@@ -81,13 +81,10 @@ int tachy__buf_append_str(tachy__buf *b, const char *s) {
 
 /* Appends v in decimal (no sign, no padding): Content-length values, chunk counts. */
 int tachy__buf_append_u64(tachy__buf *b, uint64_t v) {
-    char tmp[20]; /* UINT64_MAX has 20 digits */
-    size_t i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    return tachy__buf_append(b, tmp + i, sizeof tmp - i);
+    if (tachy__buf_reserve(b, 20) < 0)
+        return TACHY_ENOMEM;
+    b->len += tachy__format_u64(b->data + b->len, v);
+    return 0;
 }
 
 /* Appends v in lower-case hex without leading zeros: chunk-size lines (RFC 9112 7.1). */

@@ -20,14 +20,6 @@
 
 /* ---- setup and teardown ------------------------------------------------------------- */
 
-/* Appends s[0,len) + NUL to the exchange's string store and returns its offset. */
-static ssize_t store(tachy__buf *b, const char *s, size_t len) {
-    size_t at = b->len;
-    if (tachy__buf_append(b, s, len) < 0 || tachy__buf_append(b, "", 1) < 0)
-        return TACHY_ENOMEM;
-    return (ssize_t)at;
-}
-
 static int hexdig(unsigned char c) {
     return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
 }
@@ -43,8 +35,8 @@ static int uri_acceptable(const char *t, size_t n) {
     int hashes = 0;
     const char *host_end = NULL;
     /* brackets are fine inside the authority of an absolute URI ("http://[::1]:80/") */
-    const char *sep = memmem(t, n, "://", 3);
-    if (sep && t[0] != '/') {
+    const char *sep = n > 0 && t[0] != '/' ? memmem(t, n, "://", 3) : NULL;
+    if (sep) {
         const char *a = sep + 3;
         host_end = a;
         while (host_end < t + n && *host_end != '/' && *host_end != '?' && *host_end != '#')
@@ -113,61 +105,77 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
     size_t pe = ps;
     while (pe < tlen && t[pe] != '?' && t[pe] != '#')
         pe++;
-    ssize_t om = store(b, req->method.base, req->method.len);
-    ssize_t ou = store(b, t, tlen);
-    ssize_t ov = store(b, req->version.base, req->version.len);
-    ssize_t oq = -1;
-    if (pe < tlen && t[pe] == '?') {
-        size_t qe = pe + 1;
-        while (qe < tlen && t[qe] != '#')
+    size_t qs = tlen, qe = tlen; /* raw query [qs, qe), when there is one */
+    int has_query = pe < tlen && t[pe] == '?';
+    if (has_query) {
+        qs = pe + 1;
+        for (qe = qs; qe < tlen && t[qe] != '#';)
             qe++;
-        oq = store(b, t + pe + 1, qe - pe - 1);
-        if (oq < 0)
-            return TACHY_ENOMEM;
     }
-    if (om < 0 || ou < 0 || ov < 0)
-        return TACHY_ENOMEM;
     size_t plen = pe - ps;
-    if (tachy__buf_reserve(b, plen + 2) < 0)
-        return TACHY_ENOMEM;
-    size_t op = b->len;
-    ssize_t dl;
-    if (plen == 0) {
-        dl = 0; /* URI.getPath() is "": no context matches it (paths start with '/') */
-    } else {
-        dl = tachy__percent_decode(t + ps, plen, b->data + b->len, plen + 1);
-        if (dl < 0)
-            return TACHY_ENOMEM;
-        /* "%00" would cut the C string short and let "/a.txt%00.jpg" pass for "/a.txt":
-         * refused (a deliberate difference from the JDK, which keeps the NUL). */
-        if (memchr(b->data + b->len, '\0', (size_t)dl))
-            return TACHY_EINVAL;
-    }
-    b->len += (size_t)dl;
-    b->data[b->len++] = '\0';
     /* The header fields are copied raw, in one piece; the headers object is filled from
      * them only if someone asks for it (most handlers never look at request headers). */
-    size_t oh = b->len;
     const char *hbase = NULL;
+    size_t hlen = 0;
     if (req->num_headers > 0) {
         const tachy__header_ref *last = &req->headers[req->num_headers - 1];
         hbase = req->headers[0].name.base;
-        size_t hlen = (size_t)(last->value.base + last->value.len - hbase);
-        if (tachy__buf_append(b, hbase, hlen) < 0)
-            return TACHY_ENOMEM;
+        hlen = (size_t)(last->value.base + last->value.len - hbase);
     }
+    /* One reservation for every string (each with its NUL), then plain copies. */
+    size_t need = req->method.len + tlen + req->version.len + (qe - qs) + plen + hlen + 5;
+    if (need < tlen || tachy__buf_reserve(b, need) < 0)
+        return TACHY_ENOMEM;
+    char *base = b->data, *w = base;
+#define PUT(src, n)                                                                                \
+    do {                                                                                           \
+        memcpy(w, (src), (n));                                                                     \
+        w += (n);                                                                                  \
+        *w++ = '\0';                                                                               \
+    } while (0)
+    const char *method = w;
+    PUT(req->method.base, req->method.len);
+    const char *uri = w;
+    PUT(t, tlen);
+    const char *protocol = w;
+    PUT(req->version.base, req->version.len);
+    const char *query = NULL;
+    if (has_query) {
+        query = w;
+        PUT(t + qs, qe - qs);
+    }
+#undef PUT
+    const char *path = w;
+    if (plen > 0) {
+        ssize_t dl = tachy__percent_decode(t + ps, plen, w, plen + 1);
+        if (dl < 0)
+            return TACHY_ENOMEM;
+        /* "%00" would cut the C string short and let "/a.txt%00.jpg" pass for "/a.txt":
+         * refused (a deliberate difference from the JDK, which keeps the NUL). Only a
+         * decoded escape can produce one, and each shortens the path. */
+        if ((size_t)dl != plen && memchr(w, '\0', (size_t)dl))
+            return TACHY_EINVAL;
+        w += dl;
+    } /* else URI.getPath() is "": no context matches it (paths start with '/') */
+    *w++ = '\0';
+    char *hcopy = w;
+    if (hlen > 0) {
+        memcpy(w, hbase, hlen);
+        w += hlen;
+    }
+    b->len = (size_t)(w - base);
     /* Every append is done: pointers into the store are stable from here on. */
-    ex->method = b->data + om;
-    ex->uri = b->data + ou;
-    ex->protocol = b->data + ov;
-    ex->query = oq >= 0 ? b->data + oq : NULL;
-    ex->path = b->data + op;
+    ex->method = method;
+    ex->uri = uri;
+    ex->protocol = protocol;
+    ex->query = query;
+    ex->path = path;
     ex->lazy = c->refs;
     ex->nlazy = req->num_headers;
     for (size_t i = 0; i < req->num_headers; i++) {
         tachy__header_ref *h = &c->refs[i];
-        h->name.base = b->data + oh + (h->name.base - hbase);
-        h->value.base = b->data + oh + (h->value.base - hbase);
+        h->name.base = hcopy + (h->name.base - hbase);
+        h->value.base = hcopy + (h->value.base - hbase);
     }
 
     ex->http10 = req->minor_version == 0;
@@ -466,46 +474,50 @@ TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
 
 /* The JDK's reason phrases (sun.net.httpserver.Code): codes outside its table get an
  * empty phrase, giving the JDK's "HTTP/1.1 207 " with a trailing space. */
-static const char *reason_phrase(int code) {
+/* The reason phrase of code (the JDK's table; "" for codes it has none for) and its
+ * length. */
+static const char *reason_phrase(int code, size_t *len) {
+#define R(s) return (*len = sizeof s - 1), s
     switch (code) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 201: return "Created";
-    case 202: return "Accepted";
-    case 203: return "Non-Authoritative Information";
-    case 204: return "No Content";
-    case 205: return "Reset Content";
-    case 206: return "Partial Content";
-    case 300: return "Multiple Choices";
-    case 301: return "Moved Permanently";
-    case 302: return "Temporary Redirect";
-    case 303: return "See Other";
-    case 304: return "Not Modified";
-    case 305: return "Use Proxy";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 402: return "Payment Required";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 406: return "Not Acceptable";
-    case 407: return "Proxy Authentication Required";
-    case 408: return "Request Time-Out";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 411: return "Length Required";
-    case 412: return "Precondition Failed";
-    case 413: return "Request Entity Too Large";
-    case 414: return "Request-URI Too Large";
-    case 415: return "Unsupported Media Type";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    case 505: return "HTTP Version Not Supported";
-    default: return "";
+    case 100: R("Continue");
+    case 200: R("OK");
+    case 201: R("Created");
+    case 202: R("Accepted");
+    case 203: R("Non-Authoritative Information");
+    case 204: R("No Content");
+    case 205: R("Reset Content");
+    case 206: R("Partial Content");
+    case 300: R("Multiple Choices");
+    case 301: R("Moved Permanently");
+    case 302: R("Temporary Redirect");
+    case 303: R("See Other");
+    case 304: R("Not Modified");
+    case 305: R("Use Proxy");
+    case 400: R("Bad Request");
+    case 401: R("Unauthorized");
+    case 402: R("Payment Required");
+    case 403: R("Forbidden");
+    case 404: R("Not Found");
+    case 405: R("Method Not Allowed");
+    case 406: R("Not Acceptable");
+    case 407: R("Proxy Authentication Required");
+    case 408: R("Request Time-Out");
+    case 409: R("Conflict");
+    case 410: R("Gone");
+    case 411: R("Length Required");
+    case 412: R("Precondition Failed");
+    case 413: R("Request Entity Too Large");
+    case 414: R("Request-URI Too Large");
+    case 415: R("Unsupported Media Type");
+    case 500: R("Internal Server Error");
+    case 501: R("Not Implemented");
+    case 502: R("Bad Gateway");
+    case 503: R("Service Unavailable");
+    case 504: R("Gateway Timeout");
+    case 505: R("HTTP Version Not Supported");
+    default: R("");
     }
+#undef R
 }
 
 TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code, int64_t len) {
@@ -556,8 +568,8 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
     /* Status line, Date (always, from the per-thread cache), the handler's headers except
      * the ones tachy owns, the framing header, the empty line. */
     tachy__buf *w = &c->wbuf;
-    const char *phrase = reason_phrase(code);
-    size_t pl = strlen(phrase);
+    size_t pl;
+    const char *phrase = reason_phrase(code, &pl);
     if (tachy__buf_reserve(w, 15 + pl + 8 + TACHY__DATE_LEN) < 0)
         return fail(ex, TACHY_ENOMEM);
     char *line = w->data + w->len;
@@ -580,10 +592,9 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
     d[6 + TACHY__DATE_LEN] = '\r';
     d[7 + TACHY__DATE_LEN] = '\n';
     w->len += cl + pl + 2 + 8 + TACHY__DATE_LEN;
-    size_t cur = 0;
+    size_t cur = 0, nl, vl;
     const char *name, *value;
-    while (tachy_headers_next(h, &cur, &name, &value)) {
-        size_t nl = strlen(name), vl = strlen(value);
+    while (tachy__headers_next_n(h, &cur, &name, &nl, &value, &vl)) {
         /* Names are normalised ("Content-length"), so exact comparisons suffice. Like the
          * JDK's set(), ours replaces the handler's header only when we write one. */
         if ((nl == 4 && memcmp(name, "Date", 4) == 0) ||
@@ -605,19 +616,26 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
         p[nl + 3 + vl] = '\n';
         w->len += nl + vl + 4;
     }
-    int frc = 0;
-    if (framing == FRAMING_CHUNKED)
-        frc = tachy__buf_append_str(w, "Transfer-encoding: chunked\r\n");
-    else if (framing == FRAMING_LENGTH)
-        frc = tachy__buf_append_str(w, "Content-length: ") < 0 ||
-                      tachy__buf_append_u64(w, (uint64_t)(len == -1 ? 0 : len)) < 0 ||
-                      tachy__buf_append(w, "\r\n", 2) < 0
-                  ? TACHY_ENOMEM
-                  : 0;
-    if (frc < 0)
+    /* The framing header and the empty line, in one reservation. */
+    static const char te[] = "Transfer-encoding: chunked\r\n\r\n", cl_name[] = "Content-length: ";
+    if (tachy__buf_reserve(w, sizeof te + 24) < 0)
         return fail(ex, TACHY_ENOMEM);
-    if (tachy__buf_append(w, "\r\n", 2) < 0)
-        return fail(ex, TACHY_ENOMEM);
+    char *p = w->data + w->len;
+    if (framing == FRAMING_CHUNKED) {
+        memcpy(p, te, sizeof te - 1);
+        p += sizeof te - 1;
+    } else {
+        if (framing == FRAMING_LENGTH) {
+            memcpy(p, cl_name, sizeof cl_name - 1);
+            p += sizeof cl_name - 1;
+            p += tachy__format_u64(p, (uint64_t)(len == -1 ? 0 : len));
+            *p++ = '\r';
+            *p++ = '\n';
+        }
+        *p++ = '\r';
+        *p++ = '\n';
+    }
+    w->len = (size_t)(p - w->data);
     ex->rsp_code = code;
     ex->rsp_mode = mode;
     ex->rsp_left = mode == TACHY__RSP_FIXED ? len : 0;

@@ -60,15 +60,41 @@ static inline unsigned char ascii_lower(unsigned char c) {
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + ('a' - 'A')) : c;
 }
 
-/* FNV-1a over the lower-cased bytes: names equal under the JDK's normalisation are equal
- * ignoring ASCII case, so they hash alike. */
+/* Bytes 0..n-1 of s (n < 8) as the low bytes of a word, the rest zero. */
+static inline uint64_t load_tail(const char *s, size_t n) {
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++)
+        w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    return w;
+}
+
+/* A hash of the name that names equal ignoring ASCII case share: every byte is hashed with
+ * its 0x20 bit set, so 'A' and 'a' agree (so do a few non-letters, such as '@' and '`':
+ * harmless, equality is decided by name_equal). Eight bytes per step; names are short. */
 static uint32_t name_hash(const char *s, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= ascii_lower((unsigned char)s[i]);
-        h *= 16777619u;
+    const uint64_t k = 0x9e3779b97f4a7c15ull, case_bits = 0x2020202020202020ull;
+    uint64_t h = k ^ n, w;
+    for (; n >= 8; s += 8, n -= 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ (w | case_bits)) * k;
+        h ^= h >> 29;
     }
-    return h;
+    if (n > 0) {
+        h = (h ^ (load_tail(s, n) | case_bits)) * k;
+        h ^= h >> 29;
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* ASCII 'A'-'Z' to lower case in each byte of w, every other byte (UTF-8 included)
+ * untouched: a byte is upper case when its high bit is clear and its low seven bits are
+ * at least 'A' and at most 'Z'; its 0x20 bit is then set. */
+static inline uint64_t lower8(uint64_t w) {
+    const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    uint64_t low7 = w & ~high;
+    uint64_t ge_a = low7 + ones * (0x80 - 'A'); /* high bit set when >= 'A' */
+    uint64_t gt_z = low7 + ones * (0x7f - 'Z'); /* high bit set when >  'Z' */
+    return w | (((ge_a ^ gt_z) & ~w & high) >> 2);
 }
 
 /* Case-insensitive (ASCII only, locale-independent) equality of two n-byte names. */
@@ -80,9 +106,16 @@ static int name_equal(const char *a, const char *b, size_t n) {
 }
 
 /* The JDK's Headers.normalize: first char a-z upper-cased, every other A-Z lower-cased,
- * all other bytes (including UTF-8) untouched. */
+ * all other bytes (including UTF-8) untouched. dst may be src, not otherwise overlap. */
 static void normalize_into(char *dst, const char *src, size_t n) {
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t w;
+        memcpy(&w, src + i, 8);
+        w = lower8(w);
+        memcpy(dst + i, &w, 8);
+    }
+    for (; i < n; i++)
         dst[i] = (char)ascii_lower((unsigned char)src[i]);
     if (n > 0 && dst[0] >= 'a' && dst[0] <= 'z')
         dst[0] = (char)(dst[0] - ('a' - 'A'));
@@ -283,6 +316,14 @@ static int check_field(const char *name, size_t nlen, const char *value, size_t 
     return 0;
 }
 
+/* Length of the C string s, or SIZE_MAX when it holds CR or LF. One SIMD pass (glibc's
+ * strcspn with a two-byte set) both measures and checks: the public string calls are on
+ * every response's path. */
+static size_t checked_len(const char *s) {
+    size_t n = strcspn(s, "\r\n");
+    return s[n] == '\0' ? n : SIZE_MAX;
+}
+
 /* ---- public API ----------------------------------------------------------------------- */
 
 /* Allocates an empty object (no arena yet: the first add allocates). Caller owns it. */
@@ -323,9 +364,12 @@ int tachy_headers_add_n(tachy_headers *h, const char *name, size_t name_len, con
 }
 
 int tachy_headers_add(tachy_headers *h, const char *name, const char *value) {
-    if (name == NULL || value == NULL)
+    size_t nlen, vlen;
+    if (h == NULL || name == NULL || value == NULL || name[0] == '\0')
         return TACHY_EINVAL;
-    return tachy_headers_add_n(h, name, strlen(name), value, strlen(value));
+    if ((nlen = checked_len(name)) == SIZE_MAX || (vlen = checked_len(value)) == SIZE_MAX)
+        return TACHY_EBADHEADER;
+    return add_unchecked(h, name, nlen, value, vlen);
 }
 
 /* Parser path: the parser already refused CR/LF/NUL and empty names (RFC 9112), so only
@@ -347,15 +391,11 @@ int tachy__headers_add_trusted(tachy_headers *h, const char *name, size_t nlen, 
 int tachy_headers_set(tachy_headers *h, const char *name, const char *value) {
     size_t nlen, vlen, i, j;
     hdr_entry *e;
-    int rc;
 
-    if (h == NULL || name == NULL || value == NULL)
+    if (h == NULL || name == NULL || value == NULL || name[0] == '\0')
         return TACHY_EINVAL;
-    nlen = strlen(name);
-    vlen = strlen(value);
-    rc = check_field(name, nlen, value, vlen);
-    if (rc < 0)
-        return rc;
+    if ((nlen = checked_len(name)) == SIZE_MAX || (vlen = checked_len(value)) == SIZE_MAX)
+        return TACHY_EBADHEADER;
     uint32_t hash = name_hash(name, nlen);
     i = find_group(h, name, nlen, hash);
     if (i == h->n)
@@ -460,6 +500,18 @@ int tachy_headers_next(const tachy_headers *h, size_t *cursor, const char **name
     if (value != NULL)
         *value = h->e[*cursor].value;
     (*cursor)++;
+    return 1;
+}
+
+int tachy__headers_next_n(const tachy_headers *h, size_t *cursor, const char **name,
+                          size_t *nlen, const char **value, size_t *vlen) {
+    if (*cursor >= h->n)
+        return 0;
+    const hdr_entry *e = &h->e[(*cursor)++];
+    *name = e->name;
+    *nlen = e->nlen;
+    *value = e->value;
+    *vlen = e->vlen;
     return 1;
 }
 

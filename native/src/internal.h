@@ -45,6 +45,17 @@ static inline int tachy__buf_append(tachy__buf *b, const void *p, size_t n) {
 }
 /* Appends a NUL-terminated string (without the NUL). */
 int tachy__buf_append_str(tachy__buf *b, const char *s);
+/* Writes v in decimal at p (at most 20 bytes, no NUL) and returns how many. */
+static inline size_t tachy__format_u64(char *p, uint64_t v) {
+    char tmp[20]; /* UINT64_MAX has 20 digits */
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    memcpy(p, tmp + i, sizeof tmp - i);
+    return sizeof tmp - i;
+}
 /* Appends a decimal (u)int64. */
 int tachy__buf_append_u64(tachy__buf *b, uint64_t v);
 /* Appends v as lower-case hex without leading zeros ("0" for 0). */
@@ -177,6 +188,10 @@ int tachy__headers_add_trusted(tachy_headers *h, const char *name, size_t nlen,
 /* Checks name and value for CR, LF, NUL (a response header must never carry them):
  * 0 or TACHY_EBADHEADER. */
 int tachy__headers_validate(const tachy_headers *h);
+/* tachy_headers_next with the lengths it already knows (the response head is written from
+ * it). Owner thread. */
+int tachy__headers_next_n(const tachy_headers *h, size_t *cursor, const char **name,
+                          size_t *nlen, const char **value, size_t *vlen);
 
 /* ---- filter.c ------------------------------------------------------------------------ */
 

@@ -148,6 +148,25 @@ static inline size_t skip_field_bytes(const char *buf, size_t p, size_t end) {
     return p;
 }
 
+/* Index of the first byte in buf[p, end) that is not a request-target byte (a control,
+ * SP or DEL), or end. Same scheme as skip_field_bytes. */
+static inline size_t skip_target_bytes(const char *buf, size_t p, size_t end) {
+#if defined(__SSE2__)
+    const __m128i top = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + p));
+        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(v, top), v); /* v <= 0x20, unsigned */
+        int mask = _mm_movemask_epi8(_mm_or_si128(ctl, _mm_cmpeq_epi8(v, del)));
+        if (mask)
+            return p + (size_t)__builtin_ctz((unsigned)mask);
+        p += 16;
+    }
+#endif
+    while (p < end && is_target_byte((unsigned char)buf[p]))
+        p++;
+    return p;
+}
+
 static inline int hex_value(unsigned char c) {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -162,7 +181,7 @@ static inline unsigned char ascii_lower(unsigned char c) {
 }
 
 /* Case-insensitive ASCII comparison of a view with a lower-case literal. */
-static int str_ieq(const char *p, size_t n, const char *lit) {
+static inline int str_ieq(const char *p, size_t n, const char *lit) {
     size_t i;
     if (strlen(lit) != n)
         return 0;
@@ -192,6 +211,9 @@ static int parse_request_line(const char *buf, size_t len, size_t start, size_t 
                               struct request_line *rl, tachy__parse_error *err) {
     static const char pattern[] = "HTTP/#.#"; /* '#' = DIGIT; HTTP-name is case-sensitive */
     size_t p = start, mark, i;
+    /* Content bytes may sit in [start, lim): the loops run to lim without a per-byte
+     * limit check, and a member byte found at lim is the (max+1)th: 414. */
+    size_t lim = len - start > max ? start + max : len;
     unsigned char c;
 
 #define CONTENT_BYTE()                                                                             \
@@ -203,14 +225,13 @@ static int parse_request_line(const char *buf, size_t len, size_t start, size_t 
 
     /* method = token */
     mark = p;
-    for (;;) {
-        if (p == len)
-            return TACHY__PARSE_INCOMPLETE;
-        c = (unsigned char)buf[p];
-        if (!is_tchar(c))
-            break;
-        CONTENT_BYTE();
-    }
+    while (p < lim && is_tchar((unsigned char)buf[p]))
+        p++;
+    if (p == len)
+        return TACHY__PARSE_INCOMPLETE;
+    c = (unsigned char)buf[p];
+    if (is_tchar(c))
+        return fail(err, 414, R_URI_TOO_LONG);
     if (c != ' ' || p == mark)
         return fail(err, 400, R_BAD_REQUEST_LINE);
     rl->method.base = buf + mark;
@@ -219,14 +240,12 @@ static int parse_request_line(const char *buf, size_t len, size_t start, size_t 
 
     /* request-target */
     mark = p;
-    for (;;) {
-        if (p == len)
-            return TACHY__PARSE_INCOMPLETE;
-        c = (unsigned char)buf[p];
-        if (!is_target_byte(c))
-            break;
-        CONTENT_BYTE();
-    }
+    p = skip_target_bytes(buf, p, lim);
+    if (p == len)
+        return TACHY__PARSE_INCOMPLETE;
+    c = (unsigned char)buf[p];
+    if (is_target_byte(c))
+        return fail(err, 414, R_URI_TOO_LONG);
     if (c != ' ' || p == mark)
         return fail(err, 400, R_BAD_REQUEST_LINE);
     rl->target.base = buf + mark;
@@ -235,7 +254,10 @@ static int parse_request_line(const char *buf, size_t len, size_t start, size_t 
 
     /* HTTP-version = HTTP-name "/" DIGIT "." DIGIT (RFC 9112 2.3) */
     mark = p;
-    for (i = 0; i < sizeof pattern - 1; i++) {
+    if (lim - p >= 8 && memcmp(buf + p, "HTTP/", 5) == 0 && is_digit((unsigned char)buf[p + 5]) &&
+        buf[p + 6] == '.' && is_digit((unsigned char)buf[p + 7]))
+        p += 8; /* the whole version is there and within the limit */
+    for (i = p - mark; i < sizeof pattern - 1; i++) {
         if (p == len)
             return TACHY__PARSE_INCOMPLETE;
         c = (unsigned char)buf[p];
@@ -329,6 +351,9 @@ int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const
      * terminators included, are counted against max_bytes as they are accepted; the
      * empty line that ends the head is not. */
     hstart = p;
+    /* Field-line bytes may sit in [hstart, hlim); as in the request line, the name loop
+     * runs to hlim and a name byte found there is one too many: 431. */
+    size_t hlim = len - hstart > max_bytes ? hstart + max_bytes : len;
 #define HEADER_BYTE()                                                                              \
     do {                                                                                           \
         if (p - hstart >= max_bytes)                                                               \
@@ -364,14 +389,13 @@ int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const
 
         /* field-name = token, then the colon with no whitespace before it (RFC 9112 5.1) */
         name = p;
-        for (;;) {
-            if (p == len)
-                return TACHY__PARSE_INCOMPLETE;
-            c = (unsigned char)buf[p];
-            if (!is_tchar(c))
-                break;
-            HEADER_BYTE();
-        }
+        while (p < hlim && is_tchar((unsigned char)buf[p]))
+            p++;
+        if (p == len)
+            return TACHY__PARSE_INCOMPLETE;
+        c = (unsigned char)buf[p];
+        if (is_tchar(c))
+            return fail(err, 431, R_TOO_LARGE);
         if (c != ':') {
             if (is_ows(c))
                 return fail(err, 400, R_KEY_SPACE);
@@ -564,14 +588,15 @@ int tachy__parse_framing(const tachy__request *req, tachy__framing *out, tachy__
         const char *n = h->name.base;
         size_t nl = h->name.len;
 
-        if (str_ieq(n, nl, "content-length")) {
+        /* The length picks the one candidate name (most fields are none of these). */
+        if (nl == 14 && str_ieq(n, nl, "content-length")) {
             if (parse_content_length(&h->value, &cl, err) < 0)
                 return TACHY__PARSE_ERROR;
-        } else if (str_ieq(n, nl, "transfer-encoding")) {
+        } else if (nl == 17 && str_ieq(n, nl, "transfer-encoding")) {
             scan_transfer_encoding(&h->value, &te);
-        } else if (str_ieq(n, nl, "connection")) {
+        } else if (nl == 10 && str_ieq(n, nl, "connection")) {
             scan_tokens(&h->value, out, 0);
-        } else if (str_ieq(n, nl, "expect")) {
+        } else if (nl == 6 && str_ieq(n, nl, "expect")) {
             /* RFC 9110 10.1.1: a server MUST ignore 100-continue in an HTTP/1.0 request
              * (such a client cannot read a 1xx response). */
             if (req->minor_version >= 1)
