@@ -74,15 +74,20 @@ static inline uint64_t load_tail(const char *s, size_t n) {
 static uint32_t name_hash(const char *s, size_t n) {
     const uint64_t k = 0x9e3779b97f4a7c15ull, case_bits = 0x2020202020202020ull;
     uint64_t h = k ^ n, w;
-    for (; n >= 8; s += 8, n -= 8) {
+    if (n < 8) {
+        h = (h ^ (load_tail(s, n) | case_bits)) * k;
+        return (uint32_t)(h ^ (h >> 32));
+    }
+    /* Whole words, then the last eight bytes (overlapping the previous word unless n is a
+     * multiple of 8: equal names of equal length still hash alike). */
+    const char *last = s + n - 8;
+    for (; s < last; s += 8) {
         memcpy(&w, s, 8);
         h = (h ^ (w | case_bits)) * k;
         h ^= h >> 29;
     }
-    if (n > 0) {
-        h = (h ^ (load_tail(s, n) | case_bits)) * k;
-        h ^= h >> 29;
-    }
+    memcpy(&w, last, 8);
+    h = (h ^ (w | case_bits)) * k;
     return (uint32_t)(h ^ (h >> 32));
 }
 
@@ -108,15 +113,23 @@ static int name_equal(const char *a, const char *b, size_t n) {
 /* The JDK's Headers.normalize: first char a-z upper-cased, every other A-Z lower-cased,
  * all other bytes (including UTF-8) untouched. dst may be src, not otherwise overlap. */
 static void normalize_into(char *dst, const char *src, size_t n) {
-    size_t i = 0;
-    for (; n - i >= 8; i += 8) {
-        uint64_t w;
-        memcpy(&w, src + i, 8);
-        w = lower8(w);
-        memcpy(dst + i, &w, 8);
+    uint64_t w;
+    if (n >= 8) {
+        /* Whole words, then the last eight bytes (lower-casing twice is harmless). The
+         * last word is read before any store, so dst == src works too. */
+        uint64_t tail;
+        memcpy(&tail, src + n - 8, 8);
+        for (size_t i = 0; i < n - 8; i += 8) {
+            memcpy(&w, src + i, 8);
+            w = lower8(w);
+            memcpy(dst + i, &w, 8);
+        }
+        tail = lower8(tail);
+        memcpy(dst + n - 8, &tail, 8);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            dst[i] = (char)ascii_lower((unsigned char)src[i]);
     }
-    for (; i < n; i++)
-        dst[i] = (char)ascii_lower((unsigned char)src[i]);
     if (n > 0 && dst[0] >= 'a' && dst[0] <= 'z')
         dst[0] = (char)(dst[0] - ('a' - 'A'));
 }
