@@ -2,6 +2,9 @@
  * tachy-hello - the demo server that tests and benchmarks drive.
  *
  *   tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS] [-t TICK_MS]
+ *               [-c CERT.pem -k KEY.pem]
+ *
+ * With -c and -k the same routes are served over HTTPS (the chain and key in PEM files).
  *
  *   GET  /      -> 200 text/plain "Hello, World!"
  *   HEAD /      -> the same headers, no body
@@ -191,7 +194,8 @@ static void *ticker(void *arg) {
 
 static void usage(void) {
     fprintf(stderr,
-            "usage: tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS] [-t TICK_MS]\n");
+            "usage: tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS] [-t TICK_MS]\n"
+            "                   [-c CERT.pem -k KEY.pem]   (HTTPS)\n");
 }
 
 int main(int argc, char **argv) {
@@ -199,9 +203,16 @@ int main(int argc, char **argv) {
     const char *addr = "127.0.0.1";
     tachy_options options;
     tachy_options_init(&options); /* the JDK's defaults, e.g. maxIdleConnections 200 */
+    const char *cert_file = NULL, *key_file = NULL;
     int opt;
-    while ((opt = getopt(argc, argv, "p:b:i:t:h")) != -1) {
+    while ((opt = getopt(argc, argv, "p:b:i:t:c:k:h")) != -1) {
         switch (opt) {
+        case 'c':
+            cert_file = optarg;
+            break;
+        case 'k':
+            key_file = optarg;
+            break;
         case 'p':
             port = atoi(optarg);
             break;
@@ -219,6 +230,10 @@ int main(int argc, char **argv) {
             return opt == 'h' ? 0 : 2;
         }
     }
+    if (!cert_file != !key_file) {
+        usage();
+        return 2;
+    }
     /* Block the stop signals before any server thread exists (threads inherit the mask),
      * then wait for them synchronously: no handler races with the server's threads. */
     sigset_t stop_signals;
@@ -229,7 +244,21 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
 
     tachy_server *srv;
-    int rc = tachy_server_create(&srv, addr, port, 0, &options);
+    tachy_tls_config *tls = NULL;
+    int rc = 0;
+    if (cert_file) {
+        rc = tachy_tls_config_create(&tls);
+        if (rc == 0)
+            rc = tachy_tls_config_load_pem_files(tls, cert_file, key_file, NULL);
+        if (rc < 0) {
+            fprintf(stderr, "tachy-hello: %s / %s: %s\n", cert_file, key_file, tachy_strerror(rc));
+            tachy_tls_config_free(tls);
+            return 1;
+        }
+    }
+    rc = tls ? tachy_https_server_create(&srv, addr, port, 0, &options, tls)
+             : tachy_server_create(&srv, addr, port, 0, &options);
+    tachy_tls_config_free(tls); /* the server keeps its own reference */
     if (rc < 0) {
         fprintf(stderr, "tachy-hello: cannot listen on %s:%d: %s\n", addr, port,
                 tachy_strerror(rc));
@@ -248,8 +277,8 @@ int main(int argc, char **argv) {
     char host[64];
     int real_port = 0;
     tachy_server_address(srv, host, sizeof host, &real_port);
-    printf(strchr(host, ':') ? "listening on http://[%s]:%d/\n" : "listening on http://%s:%d/\n",
-           host, real_port);
+    printf(strchr(host, ':') ? "listening on %s://[%s]:%d/\n" : "listening on %s://%s:%d/\n",
+           cert_file ? "https" : "http", host, real_port);
     fflush(stdout);
     pthread_t tick_thread;
     int have_ticker = pthread_create(&tick_thread, NULL, ticker, NULL) == 0;

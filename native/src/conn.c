@@ -57,6 +57,8 @@ static int map_errno(int e) {
 
 /* Sends every byte of iov[0..cnt) (modified in place). 0 or TACHY_E*. */
 static int send_iov(tachy__conn *c, struct iovec *iov, int cnt) {
+    if (c->xp)
+        return c->xp->writev(c, iov, cnt); /* TLS: one SSL_write per iovec, one send */
     while (cnt > 0) {
         struct msghdr msg;
         memset(&msg, 0, sizeof msg);
@@ -120,6 +122,15 @@ static ssize_t read_into_rbuf(tachy__conn *c, int flags) {
     if (rbuf_room(c, READ_CHUNK) < 0)
         return TACHY_ENOMEM;
     size_t space = c->rbuf.cap - c->rbuf.len;
+    if (c->xp) {
+        ssize_t n = c->xp->read(c, c->rbuf.data + c->rbuf.len, space, flags);
+        if (n > 0) {
+            c->rbuf.len += (size_t)n;
+            /* Bytes decoded inside the transport count as "more may be there". */
+            c->last_read_full = (size_t)n == space || c->xp->pending(c);
+        }
+        return n;
+    }
     for (;;) {
         ssize_t n = recv(c->fd, c->rbuf.data + c->rbuf.len, space, flags);
         if (n > 0) {
@@ -206,6 +217,8 @@ void tachy__conn_reject(tachy__conn *c, int code, const char *msg) {
 static void lingering_close(tachy__conn *c) {
     if (atomic_load(&c->shut))
         return;
+    if (c->xp)
+        c->xp->shutdown(c); /* TLS: close_notify before the half-close */
     shutdown(c->fd, SHUT_WR);
     set_timeout(c->fd, SO_RCVTIMEO, 100);
     char sink[4096];
@@ -220,6 +233,8 @@ static void lingering_close(tachy__conn *c) {
 }
 
 void tachy__conn_cleanup(tachy__conn *c) {
+    if (c->xp)
+        c->xp->free(c);
     tachy__exchange_free(&c->ex);
     tachy__buf_free(&c->rbuf);
     tachy__buf_free(&c->wbuf);
@@ -240,6 +255,9 @@ void tachy__conn_run(tachy__conn *c) {
         c->refs_cap = (size_t)o->max_req_headers;
         c->refs = malloc(c->refs_cap * sizeof *c->refs);
         if (!c->refs)
+            goto close;
+        /* HTTPS: the handshake runs in the reads below, without blocking (tls.c). */
+        if (srv->tls && tachy__tls_start(c) < 0)
             goto close;
     }
     tachy__limits lim = {(size_t)o->max_request_line, (size_t)o->max_req_headers,
@@ -272,11 +290,25 @@ void tachy__conn_run(tachy__conn *c) {
                     goto close; /* EOF or error */
                 c->last_read_full = 0;
             }
+            /* Bytes a transport has already decoded raise no epoll event: read them now,
+             * or a pipelined request would wait there forever. */
+            if (c->xp && c->xp->pending(c)) {
+                must_read = 1;
+                continue;
+            }
             /* Would block: pending output goes out first, then c waits in the park set. */
             if (tachy__conn_flush(c) < 0)
                 goto close;
             long deadline;
-            if (avail == 0) {
+            int idle = avail == 0;
+            if (c->xp && !c->xp->ready(c)) {
+                /* Mid-handshake: the client's next flight is awaited in the park set, not
+                 * counted as idle, until the handshake deadline (tls.c). */
+                deadline = c->hs_deadline;
+                idle = 0;
+                if (deadline <= tachy__now_ms())
+                    goto close;
+            } else if (avail == 0) {
                 deadline = tachy__now_ms() + o->idle_interval_ms;
             } else {
                 /* A partial head must complete within maxReqTime (or, when unset,
@@ -286,7 +318,7 @@ void tachy__conn_run(tachy__conn *c) {
                 if (deadline <= tachy__now_ms())
                     goto close;
             }
-            int pr = tachy__pool_park(c, avail == 0, deadline);
+            int pr = tachy__pool_park(c, idle, deadline);
             if (pr > 0)
                 return; /* parked: no longer ours */
             if (pr < 0)

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 /* Server states. */
 enum { TACHY__SRV_CREATED, TACHY__SRV_STARTED, TACHY__SRV_STOPPING, TACHY__SRV_STOPPED };
@@ -42,6 +43,39 @@ struct tachy_context {
 };
 
 typedef struct tachy__conn tachy__conn;
+
+/*
+ * The transport seam: how a connection's bytes travel. Plain TCP is c->xp == NULL and is
+ * done inline with recv/sendmsg (one predictable branch, no call); any other transport
+ * (tls.c's OpenSSL; later a foreign one driven by a Java SSLEngine) fills this table.
+ * Connection-mode functions run on the thread that owns the connection and use the
+ * socket's SO_RCVTIMEO/SO_SNDTIMEO like the plain path; stream-mode functions (after an
+ * upgrade) may run concurrently from a reader and a writer thread.
+ */
+typedef struct tachy__transport {
+    /* Reads up to len bytes. flags: 0 (block, bounded by SO_RCVTIMEO) or MSG_DONTWAIT.
+     * Like recv on a socket, a result below len means the socket was drained at that
+     * moment (so edge-triggered epoll reports what comes next). > 0 bytes, 0 at EOF,
+     * TACHY_ETIMEDOUT (nothing there / timeout) or another TACHY_E*. */
+    ssize_t (*read)(tachy__conn *c, void *buf, size_t len, int flags);
+    /* Writes every byte of iov[0..cnt) (blocking, bounded by SO_SNDTIMEO). 0 or TACHY_E*. */
+    int (*writev)(tachy__conn *c, const struct iovec *iov, int cnt);
+    /* Bytes already received and decoded inside the transport, which a read returns
+     * without the socket becoming readable again: must be read before parking. */
+    int (*pending)(const tachy__conn *c);
+    /* 1 once the transport's own handshake is complete. */
+    int (*ready)(const tachy__conn *c);
+    /* Upgraded streams: waits at most timeout_ms (-1 forever) per wait; shut is the
+     * stream's shutdown flag. Same results as tachy_stream_read / tachy_stream_write. */
+    ssize_t (*stream_read)(tachy__conn *c, void *buf, size_t len, int timeout_ms,
+                           atomic_int *shut);
+    ssize_t (*stream_write)(tachy__conn *c, const void *buf, size_t len, int timeout_ms,
+                            atomic_int *shut);
+    /* Ends the session politely before a lingering close (close_notify), never blocking. */
+    void (*shutdown)(tachy__conn *c);
+    /* Releases the transport (after shutdown if that was not called); c->xp becomes NULL. */
+    void (*free)(tachy__conn *c);
+} tachy__transport;
 
 /* What a request is allowed to do with the connection after its response. */
 enum { TACHY__RSP_NONE, TACHY__RSP_FIXED, TACHY__RSP_CHUNKED, TACHY__RSP_UNTIL_CLOSE,
@@ -108,6 +142,9 @@ struct tachy__conn {
     pthread_cond_t cond;
     /* everything from fd on is reset for each new socket */
     int fd;
+    const tachy__transport *xp; /* NULL: plain socket (the fast path); see tachy__transport */
+    void *xp_data;            /* the transport's per-connection state */
+    long hs_deadline;         /* ms: the transport's handshake must be done by then */
     struct sockaddr_storage peer, local;
     socklen_t peer_len, local_len;
     tachy__buf rbuf, wbuf;
@@ -146,6 +183,7 @@ typedef struct tachy__thread {
 
 struct tachy_server {
     tachy_options opt;
+    tachy_tls_config *tls;    /* HTTPS when set (before start; one reference held) */
     pthread_mutex_t lock;
     pthread_cond_t cond;      /* connection/thread counts changed */
     atomic_int refs;          /* 1 for the user + 1 per live pool thread */
@@ -242,6 +280,12 @@ void tachy__conn_reject(tachy__conn *c, int code, const char *msg);
 
 /* Write buffer size beyond which a response body is flushed while it is being written. */
 #define TACHY__WBUF_FLUSH_AT (64 * 1024)
+
+/* tls.c - the OpenSSL transport */
+/* Sets up TLS on c (srv->tls set), on its first ownership. 0 or TACHY_E*. */
+int tachy__tls_start(tachy__conn *c);
+/* Drops the server's reference to its configuration (server destruction). */
+void tachy__tls_config_release(tachy_tls_config *cfg);
 
 /* exchange.c */
 /* Prepares c->ex for a parsed request. 0 or TACHY_E*. */

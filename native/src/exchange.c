@@ -315,8 +315,7 @@ TACHY_API int tachy_exchange_response_code(const tachy_exchange *ex) {
     return ex ? ex->rsp_code : TACHY_EINVAL;
 }
 TACHY_API int tachy_exchange_is_secure(const tachy_exchange *ex) {
-    TACHY__UNUSED(ex);
-    return 0;
+    return ex && ex->conn && ex->conn->xp ? 1 : 0; /* every non-plain transport is TLS */
 }
 
 /* ---- request body ------------------------------------------------------------------- */
@@ -327,6 +326,12 @@ static ssize_t recv_direct(tachy__conn *c, void *buf, size_t len) {
     int rc = tachy__conn_flush(c);
     if (rc < 0)
         return rc;
+    if (c->xp) {
+        ssize_t n = c->xp->read(c, buf, len, 0);
+        if (n > 0 && c->xp->pending(c))
+            c->last_read_full = 1; /* the next request may already be decoded: look again */
+        return n;
+    }
     for (;;) {
         ssize_t n = recv(c->fd, buf, len, 0);
         if (n >= 0)
@@ -1112,6 +1117,10 @@ TACHY_API ssize_t tachy_stream_read(tachy_stream *s, void *buf, size_t len, int 
         tachy__buf_consume(&c->rbuf, n);
         return (ssize_t)n;
     }
+    if (c->xp) {
+        ssize_t n = c->xp->stream_read(c, buf, len, timeout_ms, &s->shut);
+        return atomic_load(&s->shut) ? TACHY_ECLOSED : n;
+    }
     for (;;) {
         ssize_t n = recv(c->fd, buf, len, MSG_DONTWAIT);
         if (n >= 0)
@@ -1130,6 +1139,8 @@ TACHY_API ssize_t tachy_stream_write(tachy_stream *s, const void *buf, size_t le
                                      int timeout_ms) {
     if (!s || (!buf && len))
         return TACHY_EINVAL;
+    if (s->conn->xp)
+        return s->conn->xp->stream_write(s->conn, buf, len, timeout_ms, &s->shut);
     const char *p = buf;
     size_t left = len;
     while (left > 0) {

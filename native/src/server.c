@@ -206,6 +206,7 @@ void tachy__server_release(tachy_server *srv) {
         tachy__context_release(srv->contexts[i]);
     }
     free(srv->contexts);
+    tachy__tls_config_release(srv->tls);
     tachy__pool_free(srv);
     pthread_mutex_destroy(&srv->lock);
     pthread_cond_destroy(&srv->cond);

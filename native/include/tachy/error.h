@@ -43,7 +43,12 @@ extern "C" {
     X(TOOBIG, "size limit exceeded")                                                           \
     X(SYS, "system call failed")                                                               \
     X(UPGRADED, "connection has been taken over by an upgrade")                                \
-    X(NOTSUP, "operation not supported")
+    X(NOTSUP, "operation not supported")                                                   \
+    X(TLS, "TLS failure (handshake, record or OpenSSL error)")                                 \
+    X(NOFILE, "cannot open the file")                                                          \
+    X(BADCERT, "no readable PEM certificate")                                                  \
+    X(BADKEY, "no readable private key (or wrong password)")                                   \
+    X(KEYMISMATCH, "the private key does not match the certificate")
 
 /* Private index enum: TACHY__EIDX_INVAL == 1, ... */
 #define TACHY__ERR_IDX(name, msg) TACHY__EIDX_##name,

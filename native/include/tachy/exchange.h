@@ -148,7 +148,8 @@ TACHY_API const char *tachy_exchange_principal_realm(const tachy_exchange *ex);
 TACHY_API int tachy_exchange_set_principal(tachy_exchange *ex, const char *user,
                                            const char *realm);
 
-/* 1 when the connection is TLS (HttpsExchange), else 0. */
+/* 1 when the connection is TLS (HttpsExchange), else 0. The session's details are in
+ * tachy/tls.h (tachy_exchange_tls_protocol, ..._cipher_suite). */
 TACHY_API int tachy_exchange_is_secure(const tachy_exchange *ex);
 
 /* ---- protocol upgrade (WebSocket and friends) --------------------------------------- */
@@ -181,7 +182,9 @@ TACHY_API ssize_t tachy_stream_write(tachy_stream *s, const void *buf, size_t le
  * with TACHY_ECLOSED. Any thread; idempotent. */
 TACHY_API void tachy_stream_shutdown(tachy_stream *s);
 
-/* The underlying socket (for poll() by advanced users; do not close it). */
+/* The underlying socket (for poll() by advanced users; do not close it). On a TLS
+ * connection it carries encrypted records, and decrypted bytes may wait inside tachy
+ * while the socket is not readable: use tachy_stream_read's timeout instead of poll. */
 TACHY_API int tachy_stream_fd(const tachy_stream *s);
 
 #ifdef __cplusplus

@@ -4,7 +4,8 @@
  * tachy is a native implementation of the JDK's com.sun.net.httpserver API. Each Java
  * type has an opaque C handle: HttpServer -> tachy_server, HttpContext -> tachy_context,
  * HttpExchange -> tachy_exchange, Headers -> tachy_headers, Filter -> tachy_filter,
- * Authenticator -> tachy_authenticator. Functions are named tachy_<object>_<verb> after
+ * Authenticator -> tachy_authenticator, HttpsServer's SSLContext/HttpsConfigurator ->
+ * tachy_tls_config. Functions are named tachy_<object>_<verb> after
  * the Java methods and return 0 (or a count) on success, a negative TACHY_E* code on
  * failure (see tachy/error.h).
  */
@@ -21,6 +22,7 @@
 #include <tachy/filter.h>
 #include <tachy/headers.h>
 #include <tachy/server.h>
+#include <tachy/tls.h>
 
 #ifdef __cplusplus
 extern "C" {

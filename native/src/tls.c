@@ -1,0 +1,791 @@
+/*
+ * tls.c - HTTPS: the OpenSSL transport, tachy_tls_config, and the HttpsExchange accessors.
+ * The only file that includes OpenSSL.
+ *
+ * Each TLS connection has one SSL object over a small BIO of our own (not OpenSSL's socket
+ * BIO) so that:
+ *   - every send carries MSG_NOSIGNAL: no SIGPIPE, whatever the application's signal setup;
+ *   - reads and writes block or not per call (recv/send flags), on the same blocking
+ *     socket the plain path uses, bounded by the same SO_RCVTIMEO/SO_SNDTIMEO;
+ *   - records produced by one flush are collected and leave in one send (the flush rule:
+ *     sixteen pipelined responses are one SSL_write and one syscall, as on plain HTTP);
+ *   - the server's read/write counters (tachy_stats) count syscalls as on plain HTTP.
+ *
+ * Reading rule (the park set is edge-triggered): a read keeps calling SSL_read without
+ * waiting until OpenSSL reports that the socket is drained (WANT_READ) or the caller's
+ * buffer is full, so "fewer bytes than asked" still means "nothing more to read until the
+ * next epoll event" - and whatever sits decrypted inside OpenSSL (SSL_pending) is reported
+ * through the transport's pending() and read before the connection is parked.
+ *
+ * Handshake: SSL_read in accept state drives it, non-blocking, on the connection's thread;
+ * while the client's next flight is awaited, conn.c parks the connection with the
+ * handshake deadline (hs_deadline), so no thread waits on a silent client.
+ *
+ * Upgraded streams (wss): a WebSocket may be written by any thread while its connection
+ * thread reads. One SSL object must not be used by two threads at once, so stream reads
+ * and writes take a per-connection mutex around each (non-blocking) SSL call and wait in
+ * poll() without it.
+ */
+#include "conn.h"
+
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define CORK_FLUSH_AT (64 * 1024) /* collected records leave once this much is waiting */
+#define CORK_KEEP (32 * 1024)     /* a larger collection buffer is freed after the flush */
+#define MAX_PEM_FILE (16 * 1024 * 1024)
+
+struct tachy_tls_config {
+    SSL_CTX *ctx;
+    atomic_int refs;
+    atomic_int frozen; /* given to a server: read-only */
+    int loaded;        /* certificate and key in place */
+};
+
+typedef struct tls_conn {
+    SSL *ssl;
+    tachy__conn *c;
+    int fd;
+    int io_flags;      /* recv/send flags for the BIO: 0 or MSG_DONTWAIT */
+    int cork;          /* BIO writes are collected in out */
+    int sys_errno;     /* errno of the last failed send/recv in the BIO */
+    int fatal;         /* an SSL or I/O error: no close_notify */
+    int notified;      /* close_notify sent */
+    int logged;        /* the one debug line per connection was written */
+    tachy__buf out;    /* collected records (cork) */
+    pthread_mutex_t lock; /* stream mode: one SSL call at a time */
+} tls_conn;
+
+static inline tls_conn *TLS(const tachy__conn *c) { return (tls_conn *)c->xp_data; }
+
+/* ---- the BIO: recv/send on the connection's socket --------------------------------- */
+
+static BIO_METHOD *bio_method;
+static pthread_once_t bio_once = PTHREAD_ONCE_INIT;
+
+/* Sends everything collected (blocking, bounded by SO_SNDTIMEO). 0 or -1 with sys_errno. */
+static int out_flush(tls_conn *t) {
+    tachy__buf *o = &t->out;
+    while (tachy__buf_size(o) > 0) {
+        ssize_t n = send(t->fd, o->data + o->off, tachy__buf_size(o), MSG_NOSIGNAL);
+        atomic_fetch_add_explicit(&t->c->srv->st_writes, 1, memory_order_relaxed);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            t->sys_errno = errno;
+            tachy__buf_reset(o);
+            return -1;
+        }
+        tachy__buf_consume(o, (size_t)n);
+    }
+    tachy__buf_reset(o);
+    return 0;
+}
+
+static int bio_write(BIO *b, const char *data, int len) {
+    tls_conn *t = BIO_get_data(b);
+    BIO_clear_retry_flags(b);
+    if (len <= 0)
+        return 0;
+    if (t->cork) {
+        if (tachy__buf_append(&t->out, data, (size_t)len) < 0) {
+            t->sys_errno = ENOMEM;
+            return -1;
+        }
+        if (tachy__buf_size(&t->out) >= CORK_FLUSH_AT && out_flush(t) < 0)
+            return -1;
+        return len;
+    }
+    for (;;) {
+        ssize_t n = send(t->fd, data, (size_t)len, MSG_NOSIGNAL | t->io_flags);
+        atomic_fetch_add_explicit(&t->c->srv->st_writes, 1, memory_order_relaxed);
+        if (n >= 0)
+            return (int)n;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            BIO_set_retry_write(b);
+        else
+            t->sys_errno = errno;
+        return -1;
+    }
+}
+
+static int bio_read(BIO *b, char *buf, int len) {
+    tls_conn *t = BIO_get_data(b);
+    BIO_clear_retry_flags(b);
+    if (len <= 0)
+        return 0;
+    for (;;) {
+        ssize_t n = recv(t->fd, buf, (size_t)len, t->io_flags);
+        if (n > 0) {
+            atomic_fetch_add_explicit(&t->c->srv->st_reads, 1, memory_order_relaxed);
+            return (int)n;
+        }
+        if (n == 0)
+            return 0;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            BIO_set_retry_read(b);
+        else
+            t->sys_errno = errno;
+        return -1;
+    }
+}
+
+static long bio_ctrl(BIO *b, int cmd, long num, void *ptr) {
+    (void)num;
+    tls_conn *t = BIO_get_data(b);
+    switch (cmd) {
+    case BIO_CTRL_FLUSH:
+        return 1; /* writes are flushed by tls_writev (or not collected at all) */
+    case BIO_C_GET_FD:
+        if (ptr)
+            *(int *)ptr = t ? t->fd : -1;
+        return t ? t->fd : -1;
+    default:
+        return 0;
+    }
+}
+
+static int bio_create(BIO *b) {
+    BIO_set_init(b, 1);
+    return 1;
+}
+
+static int bio_destroy(BIO *b) {
+    (void)b;
+    return 1; /* the tls_conn owns nothing of the BIO's */
+}
+
+/* Created once per process and kept (an index from BIO_get_new_index is a scarce global). */
+static void bio_method_init(void) {
+    BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "tachy socket");
+    if (!m)
+        return;
+    if (!BIO_meth_set_write(m, bio_write) || !BIO_meth_set_read(m, bio_read) ||
+        !BIO_meth_set_ctrl(m, bio_ctrl) || !BIO_meth_set_create(m, bio_create) ||
+        !BIO_meth_set_destroy(m, bio_destroy)) {
+        BIO_meth_free(m);
+        return;
+    }
+    bio_method = m;
+}
+
+/* ---- errors -------------------------------------------------------------------------- */
+
+/* Logs OpenSSL's reason once per connection (DEBUG) and empties the thread's error queue. */
+static void log_once(tls_conn *t, const char *what) {
+    unsigned long e = ERR_peek_last_error();
+    if (!t->logged && t->c->srv->opt.log) {
+        char msg[256];
+        if (e)
+            ERR_error_string_n(e, msg, sizeof msg);
+        else
+            snprintf(msg, sizeof msg, "%s", t->sys_errno ? strerror(t->sys_errno) : "EOF");
+        tachy__log(t->c->srv, TACHY_LOG_DEBUG, "TLS %s: %s", what, msg);
+    }
+    t->logged = 1;
+    ERR_clear_error();
+}
+
+static int errno_code(int e) {
+    switch (e) {
+    case EAGAIN:
+#if EAGAIN != EWOULDBLOCK
+    case EWOULDBLOCK:
+#endif
+        return TACHY_ETIMEDOUT;
+    case EPIPE:
+    case ECONNRESET:
+        return TACHY_EPEERCLOSED;
+    case ENOMEM:
+    case ENOBUFS:
+        return TACHY_ENOMEM;
+    default:
+        return TACHY_EIO;
+    }
+}
+
+/* Maps SSL_get_error's answer (not WANT_*, which callers handle) to a result: 0 for a clean
+ * end of stream, else a TACHY_E* code; the connection cannot be used for TLS any more. */
+static int fail_code(tls_conn *t, int err) {
+    switch (err) {
+    case SSL_ERROR_ZERO_RETURN:
+        ERR_clear_error();
+        return 0;
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE:
+        return TACHY_ETIMEDOUT;
+    case SSL_ERROR_SYSCALL:
+        t->fatal = 1;
+        if (!t->sys_errno) {
+            ERR_clear_error();
+            return 0; /* EOF in the middle of a record: the peer went away */
+        }
+        if (!SSL_is_init_finished(t->ssl))
+            log_once(t, "handshake failed");
+        ERR_clear_error();
+        return errno_code(t->sys_errno);
+    default:
+        t->fatal = 1;
+        if (!SSL_is_init_finished(t->ssl)) {
+            log_once(t, "handshake failed");
+            return TACHY_ETLS;
+        }
+        log_once(t, "error");
+        return TACHY_EIO;
+    }
+}
+
+/* Waits for fd to become ready for events, at most timeout_ms (< 0: no limit). */
+static int wait_fd(int fd, short events, int timeout_ms) {
+    struct pollfd p = {fd, events, 0};
+    for (;;) {
+        int r = poll(&p, 1, timeout_ms);
+        if (r > 0)
+            return 0;
+        if (r == 0)
+            return TACHY_ETIMEDOUT;
+        if (errno != EINTR)
+            return TACHY_EIO;
+    }
+}
+
+/* How long a non-blocking connection-mode call may wait for socket buffer space: until
+ * the handshake deadline while handshaking, else the send timeout the socket has. */
+static int write_wait_ms(tachy__conn *c) {
+    if (!SSL_is_init_finished(TLS(c)->ssl)) {
+        long left = c->hs_deadline - tachy__now_ms();
+        return left > 0 ? (int)TACHY__MIN(left, INT_MAX) : 0;
+    }
+    long ms = c->srv->opt.max_rsp_time_ms > 0 ? c->srv->opt.max_rsp_time_ms
+                                              : c->srv->opt.idle_interval_ms;
+    return (int)TACHY__MIN(ms, INT_MAX);
+}
+
+/* ---- the transport --------------------------------------------------------------------- */
+
+static ssize_t tls_read(tachy__conn *c, void *buf, size_t len, int flags) {
+    tls_conn *t = TLS(c);
+    size_t got = 0;
+    t->cork = 0;
+    t->io_flags = flags & MSG_DONTWAIT;
+    while (got < len) {
+        size_t n = 0;
+        t->sys_errno = 0;
+        ERR_clear_error();
+        int r = SSL_read_ex(t->ssl, (char *)buf + got, len - got, &n);
+        if (r > 0) {
+            got += n;
+            t->io_flags = MSG_DONTWAIT; /* take what else is there, without waiting */
+            continue;
+        }
+        int e = SSL_get_error(t->ssl, r);
+        if (got > 0) {
+            ERR_clear_error();
+            break; /* drained (or an error, which the next read reports again) */
+        }
+        if (e == SSL_ERROR_WANT_WRITE && t->io_flags == MSG_DONTWAIT) {
+            /* A handshake flight does not fit the socket buffer: wait for room. */
+            int rc = wait_fd(c->fd, POLLOUT, write_wait_ms(c));
+            if (rc < 0)
+                return rc;
+            continue;
+        }
+        return fail_code(t, e);
+    }
+    return (ssize_t)got;
+}
+
+static int tls_writev(tachy__conn *c, const struct iovec *iov, int cnt) {
+    tls_conn *t = TLS(c);
+    if (t->fatal)
+        return TACHY_EIO;
+    int rc = 0;
+    t->io_flags = 0;
+    t->cork = 1;
+    t->sys_errno = 0;
+    for (int i = 0; i < cnt && rc == 0; i++) {
+        const char *p = iov[i].iov_base;
+        size_t left = iov[i].iov_len;
+        while (left > 0) {
+            size_t n = 0;
+            ERR_clear_error();
+            int r = SSL_write_ex(t->ssl, p, left, &n);
+            if (r <= 0) {
+                int e = SSL_get_error(t->ssl, r);
+                rc = t->sys_errno ? errno_code(t->sys_errno) : fail_code(t, e);
+                if (rc == 0)
+                    rc = TACHY_EPEERCLOSED;
+                break;
+            }
+            p += n;
+            left -= n;
+        }
+    }
+    if (rc == 0 && out_flush(t) < 0)
+        rc = errno_code(t->sys_errno);
+    t->cork = 0;
+    if (rc < 0) {
+        t->fatal = 1; /* a record may be half sent: the session cannot go on */
+        tachy__buf_reset(&t->out);
+        ERR_clear_error();
+    }
+    if (t->out.cap > CORK_KEEP)
+        tachy__buf_free(&t->out);
+    return rc;
+}
+
+static int tls_pending(const tachy__conn *c) { return SSL_pending(TLS(c)->ssl) > 0; }
+
+static int tls_ready(const tachy__conn *c) { return SSL_is_init_finished(TLS(c)->ssl); }
+
+static ssize_t tls_stream_read(tachy__conn *c, void *buf, size_t len, int timeout_ms,
+                               atomic_int *shut) {
+    tls_conn *t = TLS(c);
+    for (;;) {
+        if (atomic_load(shut))
+            return TACHY_ECLOSED;
+        size_t n = 0;
+        pthread_mutex_lock(&t->lock);
+        t->cork = 0;
+        t->io_flags = MSG_DONTWAIT;
+        t->sys_errno = 0;
+        ERR_clear_error();
+        int r = SSL_read_ex(t->ssl, buf, len, &n);
+        int e = r > 0 ? SSL_ERROR_NONE : SSL_get_error(t->ssl, r);
+        int rc = 0;
+        if (e != SSL_ERROR_NONE && e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE)
+            rc = fail_code(t, e);
+        pthread_mutex_unlock(&t->lock);
+        if (r > 0)
+            return (ssize_t)n;
+        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+            rc = wait_fd(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms);
+            if (rc < 0)
+                return rc;
+            continue;
+        }
+        return rc;
+    }
+}
+
+static ssize_t tls_stream_write(tachy__conn *c, const void *buf, size_t len, int timeout_ms,
+                                atomic_int *shut) {
+    tls_conn *t = TLS(c);
+    const char *p = buf;
+    size_t left = len;
+    while (left > 0) {
+        if (atomic_load(shut))
+            return TACHY_ECLOSED;
+        size_t n = 0;
+        pthread_mutex_lock(&t->lock);
+        int rc = 0, e = SSL_ERROR_NONE;
+        if (t->fatal) {
+            rc = TACHY_EIO;
+        } else {
+            t->cork = 0;
+            t->io_flags = MSG_DONTWAIT;
+            t->sys_errno = 0;
+            ERR_clear_error();
+            int r = SSL_write_ex(t->ssl, p, left, &n);
+            if (r <= 0) {
+                e = SSL_get_error(t->ssl, r);
+                if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
+                    rc = t->sys_errno ? errno_code(t->sys_errno) : fail_code(t, e);
+                    if (rc == 0)
+                        rc = TACHY_EPEERCLOSED;
+                    t->fatal = 1;
+                }
+            }
+        }
+        pthread_mutex_unlock(&t->lock);
+        if (rc < 0)
+            return rc;
+        if (e == SSL_ERROR_NONE) {
+            p += n;
+            left -= n;
+            continue;
+        }
+        rc = wait_fd(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms);
+        if (rc < 0) {
+            /* A record may be half written: the stream cannot continue (ws.c fails it). */
+            pthread_mutex_lock(&t->lock);
+            t->fatal = 1;
+            pthread_mutex_unlock(&t->lock);
+            return rc;
+        }
+    }
+    return (ssize_t)len;
+}
+
+/* close_notify, once, only on a healthy session and without waiting. */
+static void tls_shutdown(tachy__conn *c) {
+    tls_conn *t = TLS(c);
+    if (t->notified || t->fatal || atomic_load(&c->shut) || !SSL_is_init_finished(t->ssl))
+        return;
+    t->notified = 1;
+    t->cork = 0;
+    t->io_flags = MSG_DONTWAIT;
+    ERR_clear_error();
+    SSL_shutdown(t->ssl);
+    ERR_clear_error();
+}
+
+static void tls_free(tachy__conn *c) {
+    tls_conn *t = TLS(c);
+    tls_shutdown(c);
+    SSL_free(t->ssl); /* frees the BIO too */
+    ERR_clear_error();
+    tachy__buf_free(&t->out);
+    pthread_mutex_destroy(&t->lock);
+    free(t);
+    c->xp = NULL;
+    c->xp_data = NULL;
+}
+
+static const tachy__transport tls_transport = {
+    tls_read,        tls_writev,       tls_pending,  tls_ready, tls_stream_read,
+    tls_stream_write, tls_shutdown,    tls_free,
+};
+
+int tachy__tls_start(tachy__conn *c) {
+    pthread_once(&bio_once, bio_method_init);
+    if (!bio_method)
+        return TACHY_ETLS;
+    tls_conn *t = calloc(1, sizeof *t);
+    if (!t)
+        return TACHY_ENOMEM;
+    t->c = c;
+    t->fd = c->fd;
+    t->ssl = SSL_new(c->srv->tls->ctx);
+    BIO *bio = t->ssl ? BIO_new(bio_method) : NULL;
+    if (!bio) {
+        SSL_free(t->ssl);
+        ERR_clear_error();
+        free(t);
+        return TACHY_ENOMEM;
+    }
+    BIO_set_data(bio, t);
+    SSL_set_bio(t->ssl, bio, bio);
+    SSL_set_accept_state(t->ssl);
+    pthread_mutex_init(&t->lock, NULL);
+    c->xp_data = t;
+    c->xp = &tls_transport;
+    /* The handshake shares the first request's limit, counted from accept (pool.c set the
+     * connection's first deadline to accept time + maxReqTime, or + idleInterval). */
+    c->hs_deadline = atomic_load_explicit(&c->deadline, memory_order_relaxed);
+    return 0;
+}
+
+/* ---- configuration ----------------------------------------------------------------------- */
+
+/* ALPN: "http/1.1" when offered; otherwise no answer (the client may still speak it). */
+static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                       const unsigned char *in, unsigned int inlen, void *arg) {
+    (void)ssl;
+    (void)arg;
+    static const unsigned char h11[] = "\x08http/1.1";
+    unsigned char *sel = NULL;
+    if (SSL_select_next_proto(&sel, outlen, h11, sizeof h11 - 1, in, inlen) ==
+        OPENSSL_NPN_NEGOTIATED) {
+        *out = sel;
+        return SSL_TLSEXT_ERR_OK;
+    }
+    return SSL_TLSEXT_ERR_NOACK;
+}
+
+TACHY_API int tachy_tls_config_create(tachy_tls_config **out) {
+    if (!out)
+        return TACHY_EINVAL;
+    *out = NULL;
+    tachy_tls_config *cfg = calloc(1, sizeof *cfg);
+    if (!cfg)
+        return TACHY_ENOMEM;
+    cfg->ctx = SSL_CTX_new(TLS_server_method());
+    if (!cfg->ctx) {
+        ERR_clear_error();
+        free(cfg);
+        return TACHY_ETLS;
+    }
+    SSL_CTX_set_min_proto_version(cfg->ctx, TLS1_2_VERSION);
+    /* No renegotiation (a DoS lever, and it would let a write need a read); no compression
+     * (CRIME); a missing close_notify is an ordinary end of stream for HTTP (RFC 9112 9.8:
+     * the framing detects truncated messages). */
+    SSL_CTX_set_options(cfg->ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION |
+                                      SSL_OP_IGNORE_UNEXPECTED_EOF |
+                                      SSL_OP_CIPHER_SERVER_PREFERENCE);
+    /* Buffers released while a connection is idle: parked connections stay small. */
+    SSL_CTX_set_mode(cfg->ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_session_id_context(cfg->ctx, (const unsigned char *)"tachy", 5);
+    SSL_CTX_set_alpn_select_cb(cfg->ctx, alpn_select, NULL);
+    atomic_init(&cfg->refs, 1);
+    atomic_init(&cfg->frozen, 0);
+    *out = cfg;
+    return 0;
+}
+
+void tachy__tls_config_release(tachy_tls_config *cfg) {
+    if (!cfg || atomic_fetch_sub(&cfg->refs, 1) != 1)
+        return;
+    SSL_CTX_free(cfg->ctx);
+    free(cfg);
+}
+
+TACHY_API void tachy_tls_config_free(tachy_tls_config *cfg) { tachy__tls_config_release(cfg); }
+
+/* Parses a PEM chain and key and installs them if they belong together. */
+static int load_pem(tachy_tls_config *cfg, const void *cert, size_t cert_len, const void *key,
+                    size_t key_len, const char *password) {
+    if (cert_len > INT_MAX || key_len > INT_MAX)
+        return TACHY_EINVAL;
+    int rc = 0;
+    X509 *leaf = NULL;
+    STACK_OF(X509) *chain = sk_X509_new_null();
+    EVP_PKEY *pkey = NULL;
+    BIO *cb = BIO_new_mem_buf(cert, (int)cert_len);
+    BIO *kb = BIO_new_mem_buf(key, (int)key_len);
+    if (!chain || !cb || !kb) {
+        rc = TACHY_ENOMEM;
+        goto out;
+    }
+    leaf = PEM_read_bio_X509_AUX(cb, NULL, NULL, (void *)"");
+    if (!leaf) {
+        rc = TACHY_EBADCERT;
+        goto out;
+    }
+    for (;;) {
+        X509 *x = PEM_read_bio_X509(cb, NULL, NULL, (void *)"");
+        if (!x)
+            break; /* end of the file (or trailing non-certificate text) */
+        if (!sk_X509_push(chain, x)) {
+            X509_free(x);
+            rc = TACHY_ENOMEM;
+            goto out;
+        }
+    }
+    /* A NULL callback with a password makes OpenSSL use it; "" for none keeps OpenSSL from
+     * prompting on the terminal for an encrypted key. */
+    pkey = PEM_read_bio_PrivateKey(kb, NULL, NULL, (void *)(password ? password : ""));
+    if (!pkey) {
+        rc = TACHY_EBADKEY;
+        goto out;
+    }
+    if (!X509_check_private_key(leaf, pkey)) {
+        rc = TACHY_EKEYMISMATCH;
+        goto out;
+    }
+    if (SSL_CTX_use_certificate(cfg->ctx, leaf) != 1 ||
+        SSL_CTX_use_PrivateKey(cfg->ctx, pkey) != 1) {
+        rc = TACHY_EBADCERT; /* e.g. a key too weak for OpenSSL's security level */
+        goto out;
+    }
+    SSL_CTX_clear_chain_certs(cfg->ctx);
+    for (int i = 0; i < sk_X509_num(chain); i++) {
+        if (SSL_CTX_add1_chain_cert(cfg->ctx, sk_X509_value(chain, i)) != 1) {
+            rc = TACHY_ENOMEM;
+            goto out;
+        }
+    }
+    cfg->loaded = 1;
+out:
+    ERR_clear_error();
+    BIO_free(cb);
+    BIO_free(kb);
+    X509_free(leaf);
+    sk_X509_pop_free(chain, X509_free);
+    EVP_PKEY_free(pkey);
+    return rc;
+}
+
+TACHY_API int tachy_tls_config_load_pem(tachy_tls_config *cfg, const void *cert_chain_pem,
+                                        size_t cert_len, const void *key_pem, size_t key_len,
+                                        const char *key_password) {
+    if (!cfg || !cert_chain_pem || !key_pem)
+        return TACHY_EINVAL;
+    if (atomic_load(&cfg->frozen))
+        return TACHY_ESTATE;
+    return load_pem(cfg, cert_chain_pem, cert_len, key_pem, key_len, key_password);
+}
+
+/* Reads a whole (small) file into a malloc'ed buffer. 0, TACHY_ENOFILE or TACHY_ENOMEM. */
+static int slurp(const char *path, char **data, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return TACHY_ENOFILE;
+    size_t cap = 8192, n = 0;
+    char *buf = malloc(cap);
+    int rc = 0;
+    while (buf) {
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (n < cap) {
+            if (ferror(f))
+                rc = TACHY_ENOFILE; /* a directory, unreadable */
+            break;
+        }
+        if (cap >= MAX_PEM_FILE) {
+            rc = TACHY_EBADCERT;
+            break;
+        }
+        char *g = realloc(buf, cap * 2);
+        if (!g) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = g;
+        cap *= 2;
+    }
+    fclose(f);
+    if (!buf)
+        return TACHY_ENOMEM;
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+TACHY_API int tachy_tls_config_load_pem_files(tachy_tls_config *cfg, const char *cert_chain_path,
+                                              const char *key_path, const char *key_password) {
+    if (!cfg || !cert_chain_path || !key_path)
+        return TACHY_EINVAL;
+    if (atomic_load(&cfg->frozen))
+        return TACHY_ESTATE;
+    char *cert = NULL, *key = NULL;
+    size_t cert_len = 0, key_len = 0;
+    int rc = slurp(cert_chain_path, &cert, &cert_len);
+    if (rc == 0)
+        rc = slurp(key_path, &key, &key_len);
+    if (rc == 0)
+        rc = load_pem(cfg, cert, cert_len, key, key_len, key_password);
+    if (key) {
+        OPENSSL_cleanse(key, key_len); /* do not leave the key in freed heap memory */
+        free(key);
+    }
+    free(cert);
+    return rc;
+}
+
+TACHY_API int tachy_tls_config_set_min_version(tachy_tls_config *cfg, int version) {
+    if (!cfg || (version != TACHY_TLS_1_2 && version != TACHY_TLS_1_3))
+        return TACHY_EINVAL;
+    if (atomic_load(&cfg->frozen))
+        return TACHY_ESTATE;
+    int v = version == TACHY_TLS_1_3 ? TLS1_3_VERSION : TLS1_2_VERSION;
+    return SSL_CTX_set_min_proto_version(cfg->ctx, v) == 1 ? 0 : TACHY_ETLS;
+}
+
+TACHY_API int tachy_tls_config_set_ciphers(tachy_tls_config *cfg, const char *tls12_ciphers,
+                                           const char *tls13_suites) {
+    if (!cfg)
+        return TACHY_EINVAL;
+    if (atomic_load(&cfg->frozen))
+        return TACHY_ESTATE;
+    int rc = 0;
+    if (tls12_ciphers && SSL_CTX_set_cipher_list(cfg->ctx, tls12_ciphers) != 1)
+        rc = TACHY_EINVAL;
+    if (rc == 0 && tls13_suites && SSL_CTX_set_ciphersuites(cfg->ctx, tls13_suites) != 1)
+        rc = TACHY_EINVAL;
+    ERR_clear_error();
+    return rc;
+}
+
+/* ---- the server --------------------------------------------------------------------------- */
+
+TACHY_API int tachy_server_set_tls(tachy_server *srv, tachy_tls_config *cfg) {
+    if (!srv)
+        return TACHY_EINVAL;
+    if (cfg && !cfg->loaded)
+        return TACHY_ESTATE;
+    pthread_mutex_lock(&srv->lock);
+    int st = atomic_load(&srv->state);
+    if (st != TACHY__SRV_CREATED) {
+        pthread_mutex_unlock(&srv->lock);
+        return st == TACHY__SRV_STARTED ? TACHY_ESTARTED : TACHY_ESTOPPED;
+    }
+    if (cfg) {
+        atomic_fetch_add(&cfg->refs, 1);
+        atomic_store(&cfg->frozen, 1);
+    }
+    tachy_tls_config *old = srv->tls;
+    srv->tls = cfg;
+    pthread_mutex_unlock(&srv->lock);
+    tachy__tls_config_release(old);
+    return 0;
+}
+
+TACHY_API int tachy_https_server_create(tachy_server **out, const char *host, int port,
+                                        int backlog, const tachy_options *opt,
+                                        tachy_tls_config *cfg) {
+    if (!out || !cfg)
+        return TACHY_EINVAL;
+    int rc = tachy_server_create(out, host, port, backlog, opt);
+    if (rc < 0)
+        return rc;
+    rc = tachy_server_set_tls(*out, cfg);
+    if (rc < 0) {
+        tachy_server_destroy(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+TACHY_API tachy_tls_config *tachy_server_tls(const tachy_server *srv) {
+    return srv ? srv->tls : NULL;
+}
+
+/* ---- HttpsExchange.getSSLSession() --------------------------------------------------------- */
+
+static SSL *exchange_ssl(const tachy_exchange *ex) {
+    if (!ex || !ex->conn || ex->conn->xp != &tls_transport)
+        return NULL;
+    return TLS(ex->conn)->ssl;
+}
+
+TACHY_API const char *tachy_exchange_tls_protocol(const tachy_exchange *ex) {
+    SSL *ssl = exchange_ssl(ex);
+    return ssl ? SSL_get_version(ssl) : NULL;
+}
+
+TACHY_API const char *tachy_exchange_tls_cipher_suite(const tachy_exchange *ex) {
+    SSL *ssl = exchange_ssl(ex);
+    const SSL_CIPHER *c = ssl ? SSL_get_current_cipher(ssl) : NULL;
+    if (!c)
+        return NULL;
+    const char *std = SSL_CIPHER_standard_name(c);
+    return std ? std : SSL_CIPHER_get_name(c);
+}
+
+TACHY_API const char *tachy_exchange_tls_server_name(const tachy_exchange *ex) {
+    SSL *ssl = exchange_ssl(ex);
+    return ssl ? SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name) : NULL;
+}
+
+TACHY_API const char *tachy_exchange_tls_alpn(const tachy_exchange *ex) {
+    SSL *ssl = exchange_ssl(ex);
+    if (!ssl)
+        return NULL;
+    const unsigned char *p = NULL;
+    unsigned int n = 0;
+    SSL_get0_alpn_selected(ssl, &p, &n);
+    /* The selected protocol is always our static "http/1.1" (alpn_select). */
+    return n == 8 && memcmp(p, "http/1.1", 8) == 0 ? "http/1.1" : NULL;
+}

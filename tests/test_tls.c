@@ -1,0 +1,991 @@
+/*
+ * test_tls.c - HTTPS end to end: a tachy server with a self-signed certificate made here
+ * (OpenSSL API, EC P-256) on 127.0.0.1 port 0, and an OpenSSL client that verifies it and
+ * talks HTTP/1.1 over it: keep-alive, pipelining (one server write for sixteen responses),
+ * chunked and multi-MiB bodies both ways, the handshake timeout, plain HTTP to the TLS
+ * port, clients vanishing mid-request, the HttpsExchange accessors, and a WebSocket echo
+ * over TLS with a second thread sending on the same socket.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include <tachy/tachy.h>
+#include <tachy/ws.h>
+
+#include "tsupport.h"
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
+/* ---- key material ------------------------------------------------------------------------ */
+
+static char *cert_pem, *key_pem, *other_key_pem;
+static size_t cert_len, key_len, other_key_len;
+static char cert_path[64] = "/tmp/tachy-tls-cert-XXXXXX";
+static char key_path[64] = "/tmp/tachy-tls-key-XXXXXX";
+static X509 *cert;
+
+static char *to_pem(int is_key, void *obj, size_t *len) {
+    BIO *b = BIO_new(BIO_s_mem());
+    assert_non_null(b);
+    if (is_key)
+        assert_int_equal(PEM_write_bio_PrivateKey(b, obj, NULL, NULL, 0, NULL, NULL), 1);
+    else
+        assert_int_equal(PEM_write_bio_X509(b, obj), 1);
+    char *data;
+    long n = BIO_get_mem_data(b, &data);
+    char *out = malloc((size_t)n + 1);
+    memcpy(out, data, (size_t)n);
+    out[n] = '\0';
+    *len = (size_t)n;
+    BIO_free(b);
+    return out;
+}
+
+static void write_file(char *tmpl, const char *data, size_t len) {
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, data, len), (ssize_t)len);
+    close(fd);
+}
+
+/* A self-signed certificate for localhost / 127.0.0.1. */
+static void make_key_material(void) {
+    EVP_PKEY *k = EVP_EC_gen("P-256");
+    EVP_PKEY *other = EVP_EC_gen("P-256");
+    assert_non_null(k);
+    assert_non_null(other);
+    X509 *x = X509_new();
+    X509_set_version(x, 2);
+    ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
+    X509_gmtime_adj(X509_getm_notBefore(x), -3600);
+    X509_gmtime_adj(X509_getm_notAfter(x), 86400);
+    X509_set_pubkey(x, k);
+    X509_NAME *name = X509_get_subject_name(x);
+    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)"localhost", -1,
+                               -1, 0);
+    X509_set_issuer_name(x, name);
+    X509V3_CTX v3;
+    X509V3_set_ctx_nodb(&v3);
+    X509V3_set_ctx(&v3, x, x, NULL, NULL, 0);
+    X509_EXTENSION *san =
+        X509V3_EXT_conf_nid(NULL, &v3, NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1");
+    assert_non_null(san);
+    X509_add_ext(x, san, -1);
+    X509_EXTENSION_free(san);
+    assert_true(X509_sign(x, k, EVP_sha256()) > 0);
+    cert_pem = to_pem(0, x, &cert_len);
+    key_pem = to_pem(1, k, &key_len);
+    other_key_pem = to_pem(1, other, &other_key_len);
+    write_file(cert_path, cert_pem, cert_len);
+    write_file(key_path, key_pem, key_len);
+    cert = x;
+    EVP_PKEY_free(k);
+    EVP_PKEY_free(other);
+}
+
+/* ---- server -------------------------------------------------------------------------------- */
+
+static tachy_server *srv;
+static int port;
+static tachy_tls_config *cfg;
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static int tls_log_lines;
+
+static void on_log(void *user, int level, const char *msg) {
+    (void)user;
+    (void)level;
+    pthread_mutex_lock(&log_lock);
+    if (strncmp(msg, "TLS ", 4) == 0)
+        tls_log_lines++;
+    pthread_mutex_unlock(&log_lock);
+}
+
+static int log_count(void) {
+    pthread_mutex_lock(&log_lock);
+    int n = tls_log_lines;
+    pthread_mutex_unlock(&log_lock);
+    return n;
+}
+
+static int reply(tachy_exchange *ex, int code, const char *body) {
+    size_t n = strlen(body);
+    tachy_exchange_send_response_headers(ex, code, n ? (int64_t)n : -1);
+    if (n)
+        tachy_exchange_write(ex, body, n);
+    return tachy_exchange_close(ex);
+}
+
+static int info(tachy_exchange *ex, void *user) {
+    (void)user;
+    char body[512];
+    const char *sni = tachy_exchange_tls_server_name(ex);
+    const char *alpn = tachy_exchange_tls_alpn(ex);
+    snprintf(body, sizeof body, "secure=%d proto=%s cipher=%s sni=%s alpn=%s path=%s",
+             tachy_exchange_is_secure(ex), tachy_exchange_tls_protocol(ex),
+             tachy_exchange_tls_cipher_suite(ex), sni ? sni : "-", alpn ? alpn : "-",
+             tachy_exchange_request_path(ex));
+    return reply(ex, 200, body);
+}
+
+/* Echo: fixed length in -> fixed out, chunked in -> chunked out (each read one chunk). */
+static int echo(tachy_exchange *ex, void *user) {
+    (void)user;
+    int64_t len = tachy_exchange_request_content_length(ex);
+    int rc = tachy_exchange_send_response_headers(ex, 200, len > 0 ? len : len == 0 ? -1 : 0);
+    char buf[8192];
+    ssize_t n = 0;
+    while (rc == 0 && (n = tachy_exchange_read(ex, buf, sizeof buf)) > 0)
+        if (tachy_exchange_write(ex, buf, (size_t)n) < 0)
+            rc = -1;
+    tachy_exchange_close(ex);
+    return rc < 0 || n < 0 ? -1 : 0;
+}
+
+static unsigned char pattern(size_t i) { return (unsigned char)(i * 7 + (i >> 10)); }
+
+/* GET /big?N: N pattern bytes, fixed length; /bigchunked?N the same chunked. */
+static int big(tachy_exchange *ex, void *user) {
+    int chunked = user != NULL;
+    const char *q = tachy_exchange_request_query(ex);
+    size_t total = q ? strtoul(q, NULL, 10) : 0;
+    tachy_exchange_send_response_headers(ex, 200, chunked ? 0 : (int64_t)total);
+    unsigned char buf[65536];
+    for (size_t off = 0; off < total;) {
+        size_t n = MIN(sizeof buf - (off % 5000), total - off);
+        for (size_t i = 0; i < n; i++)
+            buf[i] = pattern(off + i);
+        if (tachy_exchange_write(ex, buf, n) < 0)
+            return -1; /* the client went away */
+        off += n;
+    }
+    return tachy_exchange_close(ex);
+}
+
+/* POST /sum: reads the whole body, answers "len=N sum=S". */
+static atomic_int sum_errors;
+static int sum(tachy_exchange *ex, void *user) {
+    (void)user;
+    unsigned char buf[32768];
+    size_t len = 0;
+    unsigned long s = 0;
+    ssize_t n;
+    while ((n = tachy_exchange_read(ex, buf, sizeof buf)) > 0) {
+        for (ssize_t i = 0; i < n; i++)
+            s = s * 31 + buf[i];
+        len += (size_t)n;
+    }
+    if (n < 0) {
+        atomic_fetch_add(&sum_errors, 1);
+        return (int)n; /* truncated: the connection closes */
+    }
+    char body[64];
+    snprintf(body, sizeof body, "len=%zu sum=%lu", len, s);
+    return reply(ex, 200, body);
+}
+
+/* WebSocket echo; /wshold also keeps the handle for sends from the test's thread. */
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static tachy_ws *held;
+
+static void ws_message(tachy_ws *ws, int type, const void *data, size_t len, int last,
+                       void *user) {
+    (void)last;
+    (void)user;
+    if (type == TACHY_WS_TEXT)
+        tachy_ws_send_text(ws, data, len);
+    else
+        tachy_ws_send_binary(ws, data, len);
+}
+
+static void ws_hold(tachy_ws *ws, void *user) {
+    (void)user;
+    tachy_ws_retain(ws);
+    pthread_mutex_lock(&held_lock);
+    held = ws;
+    pthread_mutex_unlock(&held_lock);
+}
+
+static int ws_handler(tachy_exchange *ex, void *user) {
+    tachy_ws_options opt;
+    tachy_ws_options_init(&opt);
+    opt.cb.on_message = ws_message;
+    if (user)
+        opt.cb.on_open = ws_hold;
+    int rc = tachy_ws_serve(ex, &opt);
+    return rc == TACHY_EPROTO ? 0 : rc;
+}
+
+static tachy_server *start_https(tachy_tls_config *c, const tachy_options *opt, int *out_port) {
+    tachy_options o;
+    if (opt)
+        o = *opt;
+    else
+        tachy_options_init(&o);
+    o.log = on_log;
+    tachy_server *s = NULL;
+    int rc = tachy_https_server_create(&s, "127.0.0.1", 0, 0, &o, c);
+    if (rc < 0)
+        fail_msg("tachy_https_server_create: %s", tachy_strerror(rc));
+    tachy_server_create_context(s, "/", info, NULL, NULL);
+    tachy_server_create_context(s, "/echo", echo, NULL, NULL);
+    tachy_server_create_context(s, "/big", big, NULL, NULL);
+    tachy_server_create_context(s, "/bigchunked", big, (void *)1, NULL);
+    tachy_server_create_context(s, "/sum", sum, NULL, NULL);
+    tachy_server_create_context(s, "/ws", ws_handler, NULL, NULL);
+    tachy_server_create_context(s, "/wshold", ws_handler, (void *)1, NULL);
+    *out_port = ts_start(s);
+    return s;
+}
+
+/* ---- client --------------------------------------------------------------------------------- */
+
+static SSL_CTX *cctx;
+
+typedef struct tc {
+    int fd;
+    SSL *ssl;
+    char *buf;
+    size_t len, cap;
+} tc;
+
+/* Connects and handshakes (verifying the server's certificate and host name); max_version
+ * 0 = any; alpn in wire format or NULL. Returns NULL if the handshake fails. */
+static tc *tc_open_ex(int p, int max_version, const char *alpn) {
+    tc *c = calloc(1, sizeof *c);
+    c->fd = ts_connect(p);
+    c->ssl = SSL_new(cctx);
+    SSL_set_fd(c->ssl, c->fd);
+    SSL_set_tlsext_host_name(c->ssl, "localhost");
+    SSL_set1_host(c->ssl, "localhost");
+    if (max_version)
+        SSL_set_max_proto_version(c->ssl, max_version);
+    if (alpn)
+        SSL_set_alpn_protos(c->ssl, (const unsigned char *)alpn, (unsigned)strlen(alpn));
+    if (SSL_connect(c->ssl) != 1) {
+        ERR_clear_error();
+        SSL_free(c->ssl);
+        close(c->fd);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static tc *tc_open(int p) {
+    tc *c = tc_open_ex(p, 0, NULL);
+    assert_non_null(c);
+    return c;
+}
+
+static void tc_send(tc *c, const void *data, size_t len) {
+    size_t n = 0;
+    if (len == 0)
+        return;
+    assert_int_equal(SSL_write_ex(c->ssl, data, len, &n), 1);
+    assert_int_equal(n, len);
+}
+
+static void tc_sends(tc *c, const char *s) { tc_send(c, s, strlen(s)); }
+
+/* Reads more into the buffer: > 0, or 0 at EOF/error/timeout. */
+static int tc_fill(tc *c) {
+    if (c->cap - c->len < 65536) {
+        c->cap = c->cap ? c->cap * 2 : 131072;
+        c->buf = realloc(c->buf, c->cap + 1);
+    }
+    size_t n = 0;
+    if (SSL_read_ex(c->ssl, c->buf + c->len, c->cap - c->len, &n) != 1) {
+        ERR_clear_error();
+        return 0;
+    }
+    c->len += n;
+    return 1;
+}
+
+static int tc_need(tc *c, size_t n) {
+    while (c->len < n)
+        if (!tc_fill(c))
+            return 0;
+    return 1;
+}
+
+static void tc_drop(tc *c, size_t n) {
+    memmove(c->buf, c->buf + n, c->len - n);
+    c->len -= n;
+}
+
+static void tc_close(tc *c) {
+    SSL_free(c->ssl);
+    close(c->fd);
+    free(c->buf);
+    free(c);
+}
+
+typedef struct resp {
+    int status;
+    int chunked;
+    char *body;
+    size_t body_len;
+} resp;
+
+/* Reads one response (Content-Length or chunked). 0, or -1 on EOF before its end. */
+static int tc_response(tc *c, resp *r) {
+    memset(r, 0, sizeof *r);
+    char *end;
+    for (;;) {
+        if (c->buf) {
+            c->buf[c->len] = '\0';
+            if ((end = strstr(c->buf, "\r\n\r\n")))
+                break;
+        }
+        if (!tc_fill(c))
+            return -1;
+    }
+    size_t head = (size_t)(end - c->buf) + 4;
+    r->status = atoi(c->buf + 9);
+    long clen = -1;
+    for (char *l = strstr(c->buf, "\r\n"); l && l < end; l = strstr(l + 2, "\r\n")) {
+        if (strncasecmp(l + 2, "Content-length:", 15) == 0)
+            clen = strtol(l + 17, NULL, 10);
+        if (strncasecmp(l + 2, "Transfer-encoding: chunked", 26) == 0)
+            r->chunked = 1;
+    }
+    tc_drop(c, head);
+    size_t cap = 1024, n = 0;
+    r->body = malloc(cap);
+    if (!r->chunked) {
+        size_t want = clen > 0 ? (size_t)clen : 0;
+        if (!tc_need(c, want))
+            return -1;
+        r->body = realloc(r->body, want + 1);
+        memcpy(r->body, c->buf, want);
+        r->body[want] = '\0';
+        r->body_len = want;
+        tc_drop(c, want);
+        return 0;
+    }
+    for (;;) {
+        char *crlf;
+        for (;;) {
+            c->buf[c->len] = '\0';
+            if ((crlf = strstr(c->buf, "\r\n")))
+                break;
+            if (!tc_fill(c))
+                return -1;
+        }
+        size_t size = strtoul(c->buf, NULL, 16);
+        tc_drop(c, (size_t)(crlf - c->buf) + 2);
+        if (!tc_need(c, size + 2))
+            return -1;
+        if (n + size + 1 > cap) {
+            cap = (n + size + 1) * 2;
+            r->body = realloc(r->body, cap);
+        }
+        memcpy(r->body + n, c->buf, size);
+        n += size;
+        tc_drop(c, size + 2);
+        if (size == 0)
+            break;
+    }
+    r->body[n] = '\0';
+    r->body_len = n;
+    return 0;
+}
+
+static void resp_free(resp *r) { free(r->body); }
+
+/* GET path on c and checks status 200; returns the body (caller frees). */
+static char *tc_get(tc *c, const char *path) {
+    char req[256];
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n", path);
+    tc_sends(c, req);
+    resp r;
+    assert_int_equal(tc_response(c, &r), 0);
+    assert_int_equal(r.status, 200);
+    return r.body;
+}
+
+/* 1 once the server has no connection left (within ms). */
+static int wait_no_connections(tachy_server *s, long ms) {
+    long end = ts_now_ms() + ms;
+    while (ts_now_ms() < end) {
+        if (tachy_server_connection_count(s) == 0)
+            return 1;
+        ts_sleep_ms(10);
+    }
+    return tachy_server_connection_count(s) == 0;
+}
+
+static int setup(void **state) {
+    (void)state;
+    make_key_material();
+    assert_int_equal(tachy_tls_config_create(&cfg), 0);
+    assert_int_equal(tachy_tls_config_load_pem(cfg, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    srv = start_https(cfg, NULL, &port);
+    cctx = SSL_CTX_new(TLS_client_method());
+    X509_STORE_add_cert(SSL_CTX_get_cert_store(cctx), cert);
+    SSL_CTX_set_verify(cctx, SSL_VERIFY_PEER, NULL);
+    return 0;
+}
+
+static int teardown(void **state) {
+    (void)state;
+    ts_stop(srv);
+    tachy_tls_config_free(cfg);
+    SSL_CTX_free(cctx);
+    X509_free(cert);
+    unlink(cert_path);
+    unlink(key_path);
+    free(cert_pem);
+    free(key_pem);
+    free(other_key_pem);
+    return 0;
+}
+
+/* ---- tests ----------------------------------------------------------------------------------- */
+
+static void config_errors(void **state) {
+    (void)state;
+    tachy_tls_config *c;
+    assert_int_equal(tachy_tls_config_create(NULL), TACHY_EINVAL);
+    assert_int_equal(tachy_tls_config_create(&c), 0);
+    assert_int_equal(tachy_tls_config_load_pem_files(c, "/nonexistent/cert.pem", key_path, NULL),
+                     TACHY_ENOFILE);
+    assert_int_equal(tachy_tls_config_load_pem_files(c, cert_path, "/nonexistent/key.pem", NULL),
+                     TACHY_ENOFILE);
+    assert_int_equal(tachy_tls_config_load_pem_files(c, key_path, key_path, NULL), TACHY_EBADCERT);
+    assert_int_equal(tachy_tls_config_load_pem_files(c, cert_path, cert_path, NULL), TACHY_EBADKEY);
+    assert_int_equal(tachy_tls_config_load_pem(c, "junk", 4, key_pem, key_len, NULL),
+                     TACHY_EBADCERT);
+    assert_int_equal(
+        tachy_tls_config_load_pem(c, cert_pem, cert_len, other_key_pem, other_key_len, NULL),
+        TACHY_EKEYMISMATCH);
+    assert_string_equal(tachy_err_name(TACHY_EKEYMISMATCH), "KEYMISMATCH");
+    assert_int_equal(tachy_tls_config_set_min_version(c, 0x0301), TACHY_EINVAL);
+    assert_int_equal(tachy_tls_config_set_ciphers(c, "NO-SUCH-CIPHER", NULL), TACHY_EINVAL);
+    assert_int_equal(tachy_tls_config_set_ciphers(c, "ECDHE+AESGCM", "TLS_AES_128_GCM_SHA256"), 0);
+
+    /* Nothing loaded yet: a server refuses it. */
+    tachy_server *s = ts_server(NULL);
+    assert_int_equal(tachy_server_set_tls(s, c), TACHY_ESTATE);
+    assert_int_equal(tachy_tls_config_load_pem_files(c, cert_path, key_path, NULL), 0);
+    assert_int_equal(tachy_server_set_tls(s, c), 0);
+    assert_ptr_equal(tachy_server_tls(s), c);
+    /* Given to a server: read-only. The server keeps its own reference. */
+    assert_int_equal(tachy_tls_config_set_min_version(c, TACHY_TLS_1_3), TACHY_ESTATE);
+    tachy_tls_config_free(c);
+    tachy_server_create_context(s, "/", info, NULL, NULL);
+    int p = ts_start(s);
+    assert_int_equal(tachy_server_set_tls(s, NULL), TACHY_ESTARTED);
+    tc *t = tc_open(p);
+    char *body = tc_get(t, "/x");
+    assert_non_null(strstr(body, "secure=1 proto=TLSv1.3 cipher=TLS_AES_128_GCM_SHA256"));
+    free(body);
+    tc_close(t);
+    ts_stop(s);
+}
+
+static void keep_alive(void **state) {
+    (void)state;
+    tachy_stats before, after;
+    tachy_server_stats(srv, &before);
+    tc *c = tc_open(port);
+    for (int i = 0; i < 5; i++) {
+        char path[32];
+        snprintf(path, sizeof path, "/req%d", i);
+        char *body = tc_get(c, path);
+        char want[40];
+        snprintf(want, sizeof want, "path=%s", path);
+        assert_non_null(strstr(body, want));
+        free(body);
+    }
+    tachy_server_stats(srv, &after);
+    assert_int_equal(after.connections - before.connections, 1);
+    assert_int_equal(after.requests - before.requests, 5);
+    tc_close(c);
+}
+
+static void session_accessors(void **state) {
+    (void)state;
+    /* TLS 1.3 (default), SNI, ALPN offered. */
+    tc *c = tc_open_ex(port, 0, "\x02h2\x08http/1.1");
+    assert_non_null(c);
+    char *body = tc_get(c, "/");
+    char want[256];
+    snprintf(want, sizeof want, "secure=1 proto=%s cipher=%s sni=localhost alpn=http/1.1",
+             SSL_get_version(c->ssl), SSL_CIPHER_standard_name(SSL_get_current_cipher(c->ssl)));
+    assert_non_null(strstr(body, want));
+    assert_non_null(strstr(body, "proto=TLSv1.3 cipher=TLS_"));
+    const unsigned char *ap;
+    unsigned apn;
+    SSL_get0_alpn_selected(c->ssl, &ap, &apn);
+    assert_int_equal(apn, 8);
+    free(body);
+    tc_close(c);
+
+    /* TLS 1.2; ALPN without http/1.1 gets no answer and HTTP/1.1 still works. */
+    c = tc_open_ex(port, TLS1_2_VERSION, "\x02h2");
+    assert_non_null(c);
+    body = tc_get(c, "/");
+    snprintf(want, sizeof want, "secure=1 proto=TLSv1.2 cipher=%s sni=localhost alpn=-",
+             SSL_CIPHER_standard_name(SSL_get_current_cipher(c->ssl)));
+    assert_non_null(strstr(body, want));
+    assert_non_null(strstr(body, "cipher=TLS_ECDHE_ECDSA_WITH_"));
+    free(body);
+    tc_close(c);
+}
+
+static void min_version_13_refuses_tls12(void **state) {
+    (void)state;
+    tachy_tls_config *c;
+    assert_int_equal(tachy_tls_config_create(&c), 0);
+    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    assert_int_equal(tachy_tls_config_set_min_version(c, TACHY_TLS_1_3), 0);
+    int p;
+    tachy_server *s = start_https(c, NULL, &p);
+    tachy_tls_config_free(c);
+    assert_null(tc_open_ex(p, TLS1_2_VERSION, NULL));
+    tc *t = tc_open(p);
+    char *body = tc_get(t, "/");
+    assert_non_null(strstr(body, "proto=TLSv1.3"));
+    free(body);
+    tc_close(t);
+    assert_true(wait_no_connections(s, 3000));
+    ts_stop(s);
+}
+
+static void pipelined_one_write(void **state) {
+    (void)state;
+    tc *c = tc_open(port);
+    free(tc_get(c, "/warm")); /* handshake and session tickets are behind us */
+    uint64_t w0 = ts_server_writes(srv);
+    char reqs[16 * 64] = "";
+    for (int i = 0; i < 16; i++) {
+        char one[64];
+        snprintf(one, sizeof one, "GET /p%02d HTTP/1.1\r\nHost: localhost\r\n\r\n", i);
+        strcat(reqs, one);
+    }
+    tc_sends(c, reqs); /* one record */
+    for (int i = 0; i < 16; i++) {
+        resp r;
+        assert_int_equal(tc_response(c, &r), 0);
+        assert_int_equal(r.status, 200);
+        char want[16];
+        snprintf(want, sizeof want, "path=/p%02d", i);
+        assert_non_null(strstr(r.body, want));
+        resp_free(&r);
+    }
+    /* Sixteen responses, one SSL_write, one send. */
+    assert_int_equal(ts_server_writes(srv) - w0, 1);
+
+    /* Pipelined requests split over several records, the last one arriving later: the
+     * ones decoded inside OpenSSL must not wait for an epoll event that never comes. */
+    tc_sends(c, "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HT");
+    tc_sends(c, "TP/1.1\r\nHost: x\r\n\r\nGET /c HTTP/1.1\r\nHost: x\r\n\r\n");
+    const char *paths[] = {"path=/a", "path=/b", "path=/c"};
+    for (int i = 0; i < 3; i++) {
+        resp r;
+        assert_int_equal(tc_response(c, &r), 0);
+        assert_non_null(strstr(r.body, paths[i]));
+        resp_free(&r);
+    }
+    /* A body read straight into the handler's buffer that ends inside a record holding
+     * the next request too. */
+    tc_sends(c, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+                "GET /after HTTP/1.1\r\nHost: x\r\n\r\n");
+    resp r;
+    assert_int_equal(tc_response(c, &r), 0);
+    assert_string_equal(r.body, "hello");
+    resp_free(&r);
+    assert_int_equal(tc_response(c, &r), 0);
+    assert_non_null(strstr(r.body, "path=/after"));
+    resp_free(&r);
+    tc_close(c);
+}
+
+static void chunked_bodies(void **state) {
+    (void)state;
+    tc *c = tc_open(port);
+    tc_sends(c, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+    tc_sends(c, "5\r\nhello\r\n");
+    ts_sleep_ms(20);
+    tc_sends(c, "1\r\n \r\n6\r\nchunky\r\n");
+    ts_sleep_ms(20);
+    tc_sends(c, "0\r\n\r\n");
+    resp r;
+    assert_int_equal(tc_response(c, &r), 0);
+    assert_int_equal(r.status, 200);
+    assert_true(r.chunked);
+    assert_string_equal(r.body, "hello chunky");
+    resp_free(&r);
+    /* A chunked response of several MiB on the same connection. */
+    tc_sends(c, "GET /bigchunked?3000000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_int_equal(tc_response(c, &r), 0);
+    assert_true(r.chunked);
+    assert_int_equal(r.body_len, 3000000);
+    for (size_t i = 0; i < r.body_len; i++)
+        if ((unsigned char)r.body[i] != pattern(i))
+            fail_msg("byte %zu differs", i);
+    resp_free(&r);
+    tc_close(c);
+}
+
+static void large_bodies(void **state) {
+    (void)state;
+    const size_t n = 8 * 1024 * 1024 + 123;
+    tc *c = tc_open(port);
+    char path[64];
+    snprintf(path, sizeof path, "/big?%zu", n);
+    tc_sends(c, "GET ");
+    tc_sends(c, path);
+    tc_sends(c, " HTTP/1.1\r\nHost: x\r\n\r\n");
+    resp r;
+    assert_int_equal(tc_response(c, &r), 0);
+    assert_int_equal(r.body_len, n);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)r.body[i] != pattern(i))
+            fail_msg("byte %zu differs", i);
+    resp_free(&r);
+
+    /* 8 MiB up, fixed length, then chunked in 100 KiB chunks. */
+    unsigned char *up = malloc(n);
+    unsigned long s = 0;
+    for (size_t i = 0; i < n; i++) {
+        up[i] = pattern(i * 3);
+        s = s * 31 + up[i];
+    }
+    char head[128], want[64];
+    snprintf(head, sizeof head, "POST /sum HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n\r\n", n);
+    snprintf(want, sizeof want, "len=%zu sum=%lu", n, s);
+    tc_sends(c, head);
+    tc_send(c, up, n);
+    assert_int_equal(tc_response(c, &r), 0);
+    assert_string_equal(r.body, want);
+    resp_free(&r);
+    tc_sends(c, "POST /sum HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+    for (size_t off = 0; off < n; off += 100000) {
+        size_t k = MIN((size_t)100000, n - off);
+        char sz[32];
+        snprintf(sz, sizeof sz, "%zx\r\n", k);
+        tc_sends(c, sz);
+        tc_send(c, up + off, k);
+        tc_sends(c, "\r\n");
+    }
+    tc_sends(c, "0\r\n\r\n");
+    assert_int_equal(tc_response(c, &r), 0);
+    assert_string_equal(r.body, want);
+    resp_free(&r);
+    free(up);
+    tc_close(c);
+}
+
+static void handshake_timeout(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.max_req_time_ms = 400; /* the first-request limit bounds the handshake too */
+    int p;
+    tachy_server *s = start_https(cfg, &o, &p);
+
+    /* Connects and sends nothing. */
+    int fd = ts_connect(p);
+    long t0 = ts_now_ms();
+    assert_true(ts_wait_eof(fd, 3000));
+    long took = ts_now_ms() - t0;
+    assert_true(took >= 300 && took < 2500);
+    close(fd);
+
+    /* Starts a handshake (a record header and a few bytes of ClientHello) and stalls: the
+     * connection is parked, not holding a thread, and closed at the same deadline. */
+    fd = ts_connect(p);
+    t0 = ts_now_ms();
+    ts_send(fd, "\x16\x03\x01\x00\xc8\x01\x00\x00\xc4\x03\x03", 11);
+    tc *other = tc_open(p); /* meanwhile others are served */
+    char *body = tc_get(other, "/");
+    free(body);
+    tc_close(other);
+    assert_true(ts_wait_eof(fd, 3000));
+    took = ts_now_ms() - t0;
+    assert_true(took >= 300 && took < 2500);
+    close(fd);
+    assert_true(wait_no_connections(s, 3000));
+    ts_stop(s);
+}
+
+static void plaintext_to_tls_port(void **state) {
+    (void)state;
+    int before = log_count();
+    int fd = ts_connect(port);
+    long t0 = ts_now_ms();
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n", -1);
+    size_t len = 0;
+    int eof = 0;
+    char *raw = ts_read_raw(fd, 2000, &len, &eof);
+    assert_true(eof);
+    assert_true(ts_now_ms() - t0 < 1500);
+    assert_null(strstr(raw, "HTTP/1.1 200"));
+    free(raw);
+    close(fd);
+    assert_true(wait_no_connections(srv, 3000));
+    assert_int_equal(log_count() - before, 1); /* one debug line for that connection */
+    /* The server goes on serving TLS. */
+    tc *c = tc_open(port);
+    free(tc_get(c, "/"));
+    tc_close(c);
+}
+
+static void clients_vanishing(void **state) {
+    (void)state;
+    int errors0 = atomic_load(&sum_errors);
+    /* close_notify in the middle of a request body. */
+    tc *c = tc_open(port);
+    tc_sends(c, "POST /sum HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n");
+    char junk[1000];
+    memset(junk, 'x', sizeof junk);
+    tc_send(c, junk, sizeof junk);
+    ts_sleep_ms(50);
+    SSL_shutdown(c->ssl);
+    tc_close(c);
+    /* Abrupt close (no close_notify) in the middle of a body. */
+    c = tc_open(port);
+    tc_sends(c, "POST /sum HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n");
+    tc_send(c, junk, sizeof junk);
+    ts_sleep_ms(50);
+    tc_close(c);
+    /* Mid-head, then gone. */
+    c = tc_open(port);
+    tc_sends(c, "GET / HTTP/1.1\r\nHost: x\r\n");
+    tc_close(c);
+    /* Mid-response: the server's writes fail (no SIGPIPE: this process would die). */
+    c = tc_open(port);
+    tc_sends(c, "GET /big?50000000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    tc_fill(c);
+    tc_close(c);
+    assert_true(wait_no_connections(srv, 5000));
+    assert_int_equal(atomic_load(&sum_errors) - errors0, 2);
+}
+
+/* ---- WebSocket over TLS ------------------------------------------------------------------- */
+
+/* One masked client frame. */
+static void ws_send(tc *c, int opcode, const void *data, size_t len) {
+    unsigned char *f = malloc(len + 14);
+    size_t h = 0;
+    f[h++] = (unsigned char)(0x80 | opcode);
+    if (len < 126) {
+        f[h++] = (unsigned char)(0x80 | len);
+    } else if (len < 65536) {
+        f[h++] = 0x80 | 126;
+        f[h++] = (unsigned char)(len >> 8);
+        f[h++] = (unsigned char)len;
+    } else {
+        f[h++] = 0x80 | 127;
+        for (int i = 7; i >= 0; i--)
+            f[h++] = (unsigned char)((uint64_t)len >> (8 * i));
+    }
+    const unsigned char mask[4] = {0x12, 0x34, 0x56, 0x78};
+    memcpy(f + h, mask, 4);
+    h += 4;
+    for (size_t i = 0; i < len; i++)
+        f[h + i] = ((const unsigned char *)data)[i] ^ mask[i % 4];
+    tc_send(c, f, h + len);
+    free(f);
+}
+
+/* Reads one server frame; returns its opcode, payload in *out (malloc'ed). */
+static int ws_recv(tc *c, char **out, size_t *len) {
+    assert_true(tc_need(c, 2));
+    unsigned char b0 = (unsigned char)c->buf[0], b1 = (unsigned char)c->buf[1];
+    assert_int_equal(b1 & 0x80, 0); /* servers do not mask */
+    size_t h = 2, n = b1 & 0x7f;
+    if (n == 126) {
+        assert_true(tc_need(c, 4));
+        n = (size_t)((unsigned char)c->buf[2] << 8 | (unsigned char)c->buf[3]);
+        h = 4;
+    } else if (n == 127) {
+        assert_true(tc_need(c, 10));
+        n = 0;
+        for (int i = 0; i < 8; i++)
+            n = n << 8 | (unsigned char)c->buf[2 + i];
+        h = 10;
+    }
+    assert_true(tc_need(c, h + n));
+    *out = malloc(n + 1);
+    memcpy(*out, c->buf + h, n);
+    (*out)[n] = '\0';
+    *len = n;
+    tc_drop(c, h + n);
+    return b0 & 0x0f;
+}
+
+static void ws_upgrade(tc *c, const char *path) {
+    char req[512];
+    snprintf(req, sizeof req,
+             "GET %s HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+             "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+             path);
+    tc_sends(c, req);
+    char *end;
+    for (;;) {
+        if (c->buf) {
+            c->buf[c->len] = '\0';
+            if ((end = strstr(c->buf, "\r\n\r\n")))
+                break;
+        }
+        assert_true(tc_fill(c));
+    }
+    assert_int_equal(strncmp(c->buf, "HTTP/1.1 101 ", 13), 0);
+    assert_non_null(strstr(c->buf, "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="));
+    tc_drop(c, (size_t)(end - c->buf) + 4);
+}
+
+static void websocket_over_tls(void **state) {
+    (void)state;
+    tc *c = tc_open(port);
+    ws_upgrade(c, "/ws");
+    char *m;
+    size_t n;
+    ws_send(c, 1, "hello wss", 9);
+    assert_int_equal(ws_recv(c, &m, &n), 1);
+    assert_string_equal(m, "hello wss");
+    free(m);
+    /* A 300 KB binary message: many records both ways. */
+    size_t big_len = 300000;
+    unsigned char *bigm = malloc(big_len);
+    for (size_t i = 0; i < big_len; i++)
+        bigm[i] = pattern(i);
+    ws_send(c, 2, bigm, big_len);
+    assert_int_equal(ws_recv(c, &m, &n), 2);
+    assert_int_equal(n, big_len);
+    assert_memory_equal(m, bigm, big_len);
+    free(m);
+    free(bigm);
+    /* Close handshake. */
+    ws_send(c, 8, "\x03\xe8", 2);
+    assert_int_equal(ws_recv(c, &m, &n), 8);
+    assert_int_equal(n >= 2 ? ((unsigned char)m[0] << 8 | (unsigned char)m[1]) : 0, 1000);
+    free(m);
+    tc_close(c);
+    assert_true(wait_no_connections(srv, 3000));
+}
+
+/* Another thread sends on the socket while the connection thread reads and echoes: the
+ * one SSL object is never used by two threads at once. */
+static void *client_pinger(void *arg) {
+    tc *c = arg;
+    for (int i = 0; i < 100; i++) {
+        char msg[32];
+        int k = snprintf(msg, sizeof msg, "echo %d", i);
+        ws_send(c, 1, msg, (size_t)k);
+    }
+    return NULL;
+}
+
+static void websocket_cross_thread_sends(void **state) {
+    (void)state;
+    pthread_mutex_lock(&held_lock);
+    held = NULL;
+    pthread_mutex_unlock(&held_lock);
+    tc *c = tc_open(port);
+    ws_upgrade(c, "/wshold");
+    tachy_ws *ws = NULL;
+    for (int i = 0; i < 300 && !ws; i++) {
+        pthread_mutex_lock(&held_lock);
+        ws = held;
+        pthread_mutex_unlock(&held_lock);
+        if (!ws)
+            ts_sleep_ms(10);
+    }
+    assert_non_null(ws);
+    /* The client's frames go out from a thread of their own while this one sends through
+     * the server's handle; the client's SSL object is only written there until joined. */
+    pthread_t t;
+    pthread_create(&t, NULL, client_pinger, c);
+    for (int i = 0; i < 100; i++) {
+        char msg[32];
+        int k = snprintf(msg, sizeof msg, "push %d", i);
+        assert_int_equal(tachy_ws_send_text(ws, msg, (size_t)k), 0);
+    }
+    pthread_join(t, NULL);
+    int echoes = 0, pushes = 0;
+    while (echoes + pushes < 200) {
+        char *m;
+        size_t n;
+        assert_int_equal(ws_recv(c, &m, &n), 1);
+        if (strncmp(m, "echo ", 5) == 0)
+            assert_int_equal(atoi(m + 5), echoes++);
+        else if (strncmp(m, "push ", 5) == 0)
+            assert_int_equal(atoi(m + 5), pushes++);
+        else
+            fail_msg("unexpected message %s", m);
+        free(m);
+    }
+    ws_send(c, 8, "\x03\xe8", 2);
+    char *m;
+    size_t n;
+    assert_int_equal(ws_recv(c, &m, &n), 8);
+    free(m);
+    tc_close(c);
+    assert_true(wait_no_connections(srv, 3000));
+    /* The connection is gone: sends on the retained handle fail without touching it. */
+    assert_int_equal(tachy_ws_send_text(ws, "late", 4), TACHY_ECLOSED);
+    tachy_ws_release(ws);
+}
+
+static void stop_with_open_tls_connections(void **state) {
+    (void)state;
+    int p;
+    tachy_server *s = start_https(cfg, NULL, &p);
+    tc *idle = tc_open(p);
+    free(tc_get(idle, "/"));
+    tc *busy = tc_open(p);
+    tc_sends(busy, "POST /sum HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc");
+    ts_sleep_ms(50);
+    ts_stop(s);
+    /* Both see the end of the connection (close_notify or EOF) instead of hanging. */
+    assert_int_equal(tc_fill(idle), 0);
+    assert_int_equal(tc_fill(busy), 0);
+    tc_close(idle);
+    tc_close(busy);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(config_errors),
+        cmocka_unit_test(keep_alive),
+        cmocka_unit_test(session_accessors),
+        cmocka_unit_test(min_version_13_refuses_tls12),
+        cmocka_unit_test(pipelined_one_write),
+        cmocka_unit_test(chunked_bodies),
+        cmocka_unit_test(large_bodies),
+        cmocka_unit_test(handshake_timeout),
+        cmocka_unit_test(plaintext_to_tls_port),
+        cmocka_unit_test(clients_vanishing),
+        cmocka_unit_test(websocket_over_tls),
+        cmocka_unit_test(websocket_cross_thread_sends),
+        cmocka_unit_test(stop_with_open_tls_connections),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
