@@ -488,7 +488,13 @@ int tachy__tls_start(tachy__conn *c) {
     c->xp = &tls_transport;
     /* The handshake shares the first request's limit, counted from accept (pool.c set the
      * connection's first deadline to accept time + maxReqTime, or + idleInterval). */
-    c->hs_deadline = atomic_load_explicit(&c->deadline, memory_order_relaxed);
+    long first = atomic_load_explicit(&c->deadline, memory_order_relaxed);
+    if (first <= 0) { /* not set by the accept path: count from now */
+        const tachy_options *o = &c->srv->opt;
+        first = tachy__now_ms() + (o->max_req_time_ms > 0 ? o->max_req_time_ms
+                                                          : o->idle_interval_ms);
+    }
+    c->hs_deadline = first;
     return 0;
 }
 
