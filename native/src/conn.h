@@ -193,8 +193,9 @@ struct tachy_server {
     socklen_t addr_len;
     int bound;
     int destroyed;
-    pthread_t acceptor, watchdog;
-    int acceptor_started, watchdog_started;
+    pthread_t watchdog;
+    int watchdog_started;
+    atomic_int accept_retry;  /* accept() failed for lack of resources: watchdog retries */
     tachy_context **contexts;
     size_t ncontexts, contexts_cap;
     /* connections (pool.c) */
@@ -234,8 +235,12 @@ tachy_context *tachy__server_find_context_locked(tachy_server *srv, const char *
 /* pool.c */
 /* Creates the park set and the watchdog; called by tachy_server_start with the lock held. */
 int tachy__pool_start(tachy_server *srv);
-/* Accepts connections until the server stops (the acceptor thread's body). */
-void *tachy__pool_acceptor(void *arg);
+/* Puts the listening socket in the park set (pool threads accept from it) and starts the
+ * first pool thread. Lock held, state already STARTED. */
+int tachy__pool_listen(tachy_server *srv);
+/* Stops accepting: the listening socket leaves the park set and is shut down (closed by
+ * the caller once the pool threads are gone). Lock held. */
+void tachy__pool_unlisten(tachy_server *srv);
 /* stop(delay) steps 2-4: closes parked connections, waits at most delay_seconds for the
  * others, closes everything, wakes and waits for every pool thread. Lock held. */
 void tachy__pool_stop(tachy_server *srv, int delay_seconds);

@@ -1008,9 +1008,21 @@ static int format_addr(const struct sockaddr_storage *ss, socklen_t len, char *h
     return 0;
 }
 
+/* The local address, read from the socket the first time someone asks (most exchanges
+ * never do; the accept path does not pay a getsockname for them). Owner thread. */
+static void local_known(tachy__conn *c) {
+    if (c->local_len == 0) {
+        socklen_t len = sizeof c->local;
+        if (getsockname(c->fd, (struct sockaddr *)&c->local, &len) == 0)
+            c->local_len = len;
+    }
+}
+
 /* Copies the connection's address (formatted once per connection: getnameinfo is not cheap
  * and a keep-alive connection asks for it with every request). */
 static int cached_addr(tachy__conn *c, int local, char *host, size_t cap, int *port) {
+    if (local)
+        local_known(c);
     int bit = local ? 2 : 1;
     char *h = local ? c->local_host : c->peer_host;
     int *p = local ? &c->local_port : &c->peer_port;
@@ -1059,6 +1071,7 @@ TACHY_API const struct sockaddr *tachy_exchange_local_sockaddr(const tachy_excha
                                                                socklen_t *len) {
     if (!ex)
         return NULL;
+    local_known(ex->conn);
     if (len)
         *len = ex->conn->local_len;
     return (const struct sockaddr *)&ex->conn->local;

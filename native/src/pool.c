@@ -25,6 +25,7 @@
 #include "conn.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -39,6 +40,8 @@
 #include <unistd.h>
 
 #define WAKE_TOKEN UINT64_MAX
+#define LISTEN_TOKEN (UINT64_MAX - 1)
+#define ACCEPT_BATCH 64   /* connections accepted per listening-socket event */
 #define WATCHDOG_TICK_MS 5
 #define BATCH 64          /* events taken per epoll_wait */
 #define READY_CAP 4096    /* ring of events waiting for a thread */
@@ -282,6 +285,19 @@ static void ensure_waiter(tachy_server *srv) {
         spawn_worker(srv);
 }
 
+static void accept_some(tachy_server *srv);
+
+/* Serves one event token: the listening socket's, or a parked connection's. */
+static void serve_token(tachy_server *srv, uint64_t tok) {
+    if (tok == LISTEN_TOKEN) {
+        accept_some(srv);
+        return;
+    }
+    tachy__conn *c = claim(srv, (uint32_t)tok, (uint32_t)(tok >> 32), 1);
+    if (c)
+        tachy__conn_run(c);
+}
+
 static void *worker_main(void *arg) {
     tachy__thread *self = arg;
     tachy_server *srv = self->srv;
@@ -301,9 +317,7 @@ static void *worker_main(void *arg) {
         if (ready_pop(srv, &tok)) {
             /* An event another thread took in its batch: serve it without a syscall. */
             atomic_fetch_add_explicit(&srv->progress, 1, memory_order_relaxed);
-            tachy__conn *c = claim(srv, (uint32_t)tok, (uint32_t)(tok >> 32), 1);
-            if (c)
-                tachy__conn_run(c);
+            serve_token(srv, tok);
             continue;
         }
         if (atomic_load(&srv->nwaiting) >= srv->max_waiters) {
@@ -344,10 +358,7 @@ static void *worker_main(void *arg) {
         if (evs[0].data.u64 == WAKE_TOKEN)
             continue; /* stop(): the loop head sees the state */
         atomic_fetch_add_explicit(&srv->progress, 1, memory_order_relaxed);
-        tachy__conn *c =
-            claim(srv, (uint32_t)evs[0].data.u64, (uint32_t)(evs[0].data.u64 >> 32), 1);
-        if (c)
-            tachy__conn_run(c);
+        serve_token(srv, evs[0].data.u64);
     }
 
     if (srv->opt.on_thread_stop)
@@ -374,91 +385,133 @@ void tachy__pool_long_task(tachy_server *srv) {
 
 /* ---- accepting ---------------------------------------------------------------------- */
 
-void *tachy__pool_acceptor(void *arg) {
-    tachy_server *srv = arg;
-    pthread_setname_np(pthread_self(), "tachy-accept");
+/* ---- accepting ----------------------------------------------------------------------- */
+
+/*
+ * There is no acceptor thread: the listening socket sits in the park set like a parked
+ * connection, and the pool thread that receives its event accepts what is waiting and
+ * registers the new connections, whose first requests then come to it (or to another
+ * waiter) as ordinary events. A new connection costs no hand-off between threads. The
+ * socket options a connection needs (TCP_NODELAY, SO_RCVTIMEO, SO_SNDTIMEO) are set once
+ * on the listening socket: Linux copies them into every accepted socket.
+ */
+
+/* Puts the listening socket's token in the ready ring: accept again later (a batch was
+ * cut short, or accept failed for lack of descriptors). */
+static void requeue_listener(tachy_server *srv) {
+    struct epoll_event ev = {EPOLLIN, {.u64 = LISTEN_TOKEN}};
+    ready_push(srv, &ev, 1);
+}
+
+/* Registers an accepted socket as a parked connection; its request (if already there) is
+ * reported by EPOLL_CTL_ADD itself, edge-triggered. */
+static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer, socklen_t plen) {
     const tachy_options *o = &srv->opt;
-    for (;;) {
+    pthread_mutex_lock(&srv->lock);
+    if (atomic_load(&srv->state) != TACHY__SRV_STARTED) {
+        pthread_mutex_unlock(&srv->lock);
+        close(fd);
+        return;
+    }
+    if (o->max_connections > 0 && srv->nconns >= o->max_connections) {
+        /* jdk.httpserver.maxConnections: the JDK closes the new connection at once. */
+        pthread_mutex_unlock(&srv->lock);
+        tachy__log(srv, TACHY_LOG_DEBUG, "connection refused: maxConnections reached");
+        close(fd);
+        return;
+    }
+    tachy__conn *c = conn_alloc(srv);
+    if (!c) {
+        pthread_mutex_unlock(&srv->lock);
+        close(fd);
+        return;
+    }
+    conn_reset(c);
+    c->fd = fd;
+    memcpy(&c->peer, peer, plen);
+    c->peer_len = plen;
+    c->local_len = 0; /* getsockname() when someone asks (tachy__conn_local) */
+    long limit = o->max_req_time_ms > 0 ? o->max_req_time_ms : o->idle_interval_ms;
+    atomic_store(&c->deadline, tachy__now_ms() + limit);
+    uint64_t gen = st_gen(atomic_load(&c->state));
+    atomic_store(&c->state, st_make(gen, TACHY__CONN_PARKED));
+    c->next = srv->conns;
+    c->prev = NULL;
+    if (srv->conns)
+        srv->conns->prev = c;
+    srv->conns = c;
+    srv->nconns++;
+    atomic_fetch_add_explicit(&srv->st_connections, 1, memory_order_relaxed);
+    struct epoll_event ev = {EPOLLIN | EPOLLRDHUP | EPOLLET,
+                             {.u64 = (uint64_t)c->slot | (gen & 0xffffffffu) << 32}};
+    if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        tachy__log(srv, TACHY_LOG_ERROR, "epoll_ctl: %s", strerror(errno));
+        atomic_store(&c->state, st_make(gen, TACHY__CONN_OWNED));
+        pthread_mutex_unlock(&srv->lock);
+        tachy__pool_close(c);
+        return;
+    }
+    pthread_mutex_unlock(&srv->lock);
+}
+
+/* The listening socket is readable: accept what waits, at most ACCEPT_BATCH at a time so
+ * that connections already open are not starved by a flood of new ones. */
+static void accept_some(tachy_server *srv) {
+    for (int i = 0; i < ACCEPT_BATCH; i++) {
+        if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
+            return;
         struct sockaddr_storage peer;
         socklen_t plen = sizeof peer;
+        /* Accepted sockets are blocking (no SOCK_NONBLOCK): an owner thread blocks in
+         * them, bounded by the timeouts they inherit. */
         int fd = accept4(srv->fd, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return; /* drained: the next connection brings a new edge */
             if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
-                break;
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                /* Out of descriptors or memory: back off instead of spinning. */
-                tachy__log(srv, TACHY_LOG_WARNING, "accept: %s", strerror(errno));
-                struct timespec ts = {0, 10 * 1000000L};
-                nanosleep(&ts, NULL);
-                continue;
-            }
-            tachy__log(srv, TACHY_LOG_ERROR, "accept: %s", strerror(errno));
-            break;
+                return;
+            /* Out of descriptors or memory (or worse): the backlog keeps its connections,
+             * and edge-triggered epoll will not report them again, so the watchdog
+             * retries at its next tick. */
+            tachy__log(srv, TACHY_LOG_WARNING, "accept: %s", strerror(errno));
+            atomic_store(&srv->accept_retry, 1);
+            return;
         }
-        if (o->nodelay) {
-            int one = 1;
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        }
-        struct timeval tv = {o->idle_interval_ms / 1000, (o->idle_interval_ms % 1000) * 1000};
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        if (o->max_rsp_time_ms > 0) {
-            struct timeval sv = {o->max_rsp_time_ms / 1000, (o->max_rsp_time_ms % 1000) * 1000};
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &sv, sizeof sv);
-        }
-
-        pthread_mutex_lock(&srv->lock);
-        if (atomic_load(&srv->state) != TACHY__SRV_STARTED) {
-            pthread_mutex_unlock(&srv->lock);
-            close(fd);
-            break;
-        }
-        if (o->max_connections > 0 && srv->nconns >= o->max_connections) {
-            /* jdk.httpserver.maxConnections: the JDK closes the new connection at once. */
-            pthread_mutex_unlock(&srv->lock);
-            tachy__log(srv, TACHY_LOG_DEBUG, "connection refused: maxConnections reached");
-            close(fd);
-            continue;
-        }
-        tachy__conn *c = conn_alloc(srv);
-        if (!c) {
-            pthread_mutex_unlock(&srv->lock);
-            close(fd);
-            continue;
-        }
-        conn_reset(c);
-        c->fd = fd;
-        memcpy(&c->peer, &peer, plen);
-        c->peer_len = plen;
-        c->local_len = sizeof c->local;
-        getsockname(fd, (struct sockaddr *)&c->local, &c->local_len);
-        long limit = o->max_req_time_ms > 0 ? o->max_req_time_ms : o->idle_interval_ms;
-        atomic_store(&c->deadline, tachy__now_ms() + limit);
-        uint64_t gen = st_gen(atomic_load(&c->state));
-        atomic_store(&c->state, st_make(gen, TACHY__CONN_PARKED));
-        c->next = srv->conns;
-        c->prev = NULL;
-        if (srv->conns)
-            srv->conns->prev = c;
-        srv->conns = c;
-        srv->nconns++;
-        atomic_fetch_add_explicit(&srv->st_connections, 1, memory_order_relaxed);
-        /* Edge-triggered: if the request is already there, ADD reports it at once. */
-        struct epoll_event ev = {EPOLLIN | EPOLLRDHUP | EPOLLET,
-                                 {.u64 = (uint64_t)c->slot | (gen & 0xffffffffu) << 32}};
-        if (epoll_ctl(srv->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-            tachy__log(srv, TACHY_LOG_ERROR, "epoll_ctl: %s", strerror(errno));
-            atomic_store(&c->state, st_make(gen, TACHY__CONN_OWNED));
-            pthread_mutex_unlock(&srv->lock);
-            tachy__pool_close(c);
-            continue;
-        }
-        if (atomic_load(&srv->nwaiting) == 0)
-            ensure_waiter(srv);
-        pthread_mutex_unlock(&srv->lock);
+        adopt(srv, fd, &peer, plen);
     }
-    return NULL;
+    requeue_listener(srv);
+}
+
+int tachy__pool_listen(tachy_server *srv) {
+    const tachy_options *o = &srv->opt;
+    int one = 1;
+    if (o->nodelay)
+        setsockopt(srv->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct timeval tv = {o->idle_interval_ms / 1000, (o->idle_interval_ms % 1000) * 1000};
+    setsockopt(srv->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (o->max_rsp_time_ms > 0) {
+        struct timeval sv = {o->max_rsp_time_ms / 1000, (o->max_rsp_time_ms % 1000) * 1000};
+        setsockopt(srv->fd, SOL_SOCKET, SO_SNDTIMEO, &sv, sizeof sv);
+    }
+    int fl = fcntl(srv->fd, F_GETFL);
+    struct epoll_event ev = {EPOLLIN | EPOLLET, {.u64 = LISTEN_TOKEN}};
+    if (fl < 0 || fcntl(srv->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+        epoll_ctl(srv->epfd, EPOLL_CTL_ADD, srv->fd, &ev) < 0)
+        return TACHY_ESYS;
+    /* The first waiter; the watchdog brings more when handlers keep them busy. */
+    return spawn_worker(srv);
+}
+
+void tachy__pool_unlisten(tachy_server *srv) {
+    if (srv->fd < 0)
+        return;
+    if (srv->epfd >= 0)
+        epoll_ctl(srv->epfd, EPOLL_CTL_DEL, srv->fd, NULL);
+    /* New connections are refused from now on; a thread inside accept_some sees EINVAL
+     * or the state. The descriptor itself is closed after the pool threads are gone. */
+    shutdown(srv->fd, SHUT_RDWR);
 }
 
 /* ---- the watchdog -------------------------------------------------------------------- */
@@ -520,9 +573,11 @@ static void *watchdog_main(void *arg) {
         /* Nobody waits for events and nobody took one for a whole tick: every thread is
          * busy (or blocked) in a connection. Bring in another so parked connections with
          * a request waiting are not starved by a slow handler. */
+        if (atomic_exchange(&srv->accept_retry, 0))
+            requeue_listener(srv); /* accept failed (descriptors or memory): try again */
         uint64_t p = atomic_load_explicit(&srv->progress, memory_order_relaxed);
         int backlog = __atomic_load_n(&srv->ready_count, __ATOMIC_RELAXED) > 0;
-        if (srv->nconns > 0 && (backlog || atomic_load(&srv->nwaiting) == 0) &&
+        if ((srv->nconns > 0 || backlog) && (backlog || atomic_load(&srv->nwaiting) == 0) &&
             p == last_progress)
             ensure_waiter(srv);
         last_progress = p;

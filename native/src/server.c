@@ -287,19 +287,16 @@ TACHY_API int tachy_server_start(tachy_server *srv) {
         rc = tachy__pool_start(srv);
     if (rc == 0) {
         atomic_store(&srv->state, TACHY__SRV_STARTED);
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, 64 * 1024);
-        if (pthread_create(&srv->acceptor, &attr, tachy__pool_acceptor, srv) != 0) {
+        rc = tachy__pool_listen(srv);
+        if (rc < 0) {
             /* The watchdog is running: stop it the normal way. */
             atomic_store(&srv->state, TACHY__SRV_STOPPING);
+            tachy__pool_unlisten(srv);
             tachy__pool_stop(srv, 0);
+            close(srv->fd);
+            srv->fd = -1;
             atomic_store(&srv->state, TACHY__SRV_STOPPED);
-            rc = TACHY_ESYS;
-        } else {
-            srv->acceptor_started = 1;
         }
-        pthread_attr_destroy(&attr);
     }
     pthread_mutex_unlock(&srv->lock);
     return rc;
@@ -318,21 +315,14 @@ TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds) {
         return 0;
     }
     atomic_store(&srv->state, TACHY__SRV_STOPPING);
-    /* 1. Stop accepting at once: shutdown() wakes the acceptor blocked in accept(). */
-    if (srv->fd >= 0)
-        shutdown(srv->fd, SHUT_RDWR);
-    if (srv->acceptor_started) {
-        pthread_mutex_unlock(&srv->lock);
-        pthread_join(srv->acceptor, NULL);
-        pthread_mutex_lock(&srv->lock);
-        srv->acceptor_started = 0;
-    }
+    /* 1. Stop accepting at once (new connections are refused from here on). */
+    tachy__pool_unlisten(srv);
+    /* 2-4. Idle connections now, active ones within delay_seconds, then threads. */
+    tachy__pool_stop(srv, delay_seconds);
     if (srv->fd >= 0) {
         close(srv->fd);
         srv->fd = -1;
     }
-    /* 2-4. Idle connections now, active ones within delay_seconds, then threads. */
-    tachy__pool_stop(srv, delay_seconds);
     atomic_store(&srv->state, TACHY__SRV_STOPPED);
     pthread_cond_broadcast(&srv->cond);
     pthread_mutex_unlock(&srv->lock);
