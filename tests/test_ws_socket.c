@@ -36,7 +36,7 @@ static int port;
 static tachy_ws_options echo_opt, frag_opt, closer_opt, hold_opt, slow_opt, ping_opt, idle_opt;
 
 /* Handles retained by the "hold" endpoint (broadcast and cross-thread tests). */
-#define MAX_HELD 8
+#define MAX_HELD 64
 static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t held_cond = PTHREAD_COND_INITIALIZER;
 static tachy_ws *held[MAX_HELD];
@@ -981,6 +981,246 @@ static void slow_client_is_dropped(void **state) {
     release_held();
 }
 
+/* ---- broadcast ------------------------------------------------------------------------------ */
+
+/* Opens n /hold (or /slow) clients one at a time, so that held[i] belongs to fds[i]. */
+static void open_held(const char *path, int *fds, int n) {
+    release_held();
+    for (int i = 0; i < n; i++) {
+        fds[i] = ws_open(path, NULL, NULL, 0);
+        wait_held(i + 1);
+    }
+}
+
+static void fill_pattern(uint8_t *p, size_t len, unsigned seed) {
+    for (size_t i = 0; i < len; i++)
+        p[i] = (uint8_t)(seed * 31u + i * 7u);
+}
+
+/* Every client gets every broadcast frame whole and in order, small and large (header with
+ * 16- and 64-bit lengths), on one thread and sharded over several. */
+static void broadcast_to_many_clients_intact(void **state) {
+    (void)state;
+    enum { N = 24 };
+    int fds[N];
+    open_held("/hold", fds, N);
+    static const size_t sizes[] = {0, 5, 125, 126, 4000, 65535, 65536, 300000};
+    const size_t nsizes = sizeof sizes / sizeof sizes[0];
+    uint8_t *buf = malloc(300000);
+    assert_non_null(buf);
+    for (int sharded = 0; sharded < 2; sharded++) {
+        tachy__ws_set_broadcast_shard_min(sharded ? 2 : 0);
+        for (size_t k = 0; k < nsizes; k++) {
+            fill_pattern(buf, sizes[k], (unsigned)k);
+            tachy_ws_broadcast_stats st;
+            /* 300 kB may be more than a socket takes at once while its client is not
+             * reading: pass 2 finishes it (within the 5 s send timeout) */
+            ssize_t r;
+            r = tachy_ws_broadcast_ex(held, N, TACHY_WS_BINARY, buf, sizes[k], &st);
+            assert_int_equal(r, N);
+            assert_int_equal(st.sent, N);
+            assert_int_equal(st.closed + st.failed + st.busy, 0);
+            for (int i = 0; i < N; i++)
+                expect_message(fds[i], 2, buf, sizes[k]);
+        }
+        assert_int_equal(tachy_ws_broadcast(held, N, TACHY_WS_TEXT, "tick", 4), N);
+        for (int i = 0; i < N; i++)
+            expect_message(fds[i], 1, "tick", 4);
+    }
+    tachy__ws_set_broadcast_shard_min(0);
+    free(buf);
+    for (int i = 0; i < N; i++)
+        client_close(fds[i]);
+    release_held();
+}
+
+/* A closed client, a NULL entry and a client in the middle of this thread's fragmented
+ * message are skipped and counted; the others get the message. */
+static void broadcast_skips_closed_and_busy(void **state) {
+    (void)state;
+    int fds[4];
+    open_held("/hold", fds, 4);
+    client_close(fds[3]);
+    for (int i = 0; i < 100 && tachy_ws_is_open(held[3]); i++)
+        usleep(10000);
+    assert_false(tachy_ws_is_open(held[3]));
+    assert_int_equal(tachy_ws_send_fragment(held[2], TACHY_WS_TEXT, "fr", 2, 0), 0);
+    tachy_ws *list[5] = {held[0], NULL, held[1], held[2], held[3]};
+    tachy_ws_broadcast_stats st;
+    assert_int_equal(tachy_ws_broadcast_ex(list, 5, TACHY_WS_TEXT, "hello", 5, &st), 2);
+    assert_int_equal(st.sent, 2);
+    assert_int_equal(st.closed, 2); /* NULL and the closed one */
+    assert_int_equal(st.busy, 1);   /* our own unfinished message on held[2] */
+    assert_int_equal(st.failed, 0);
+    assert_int_equal(tachy_ws_send_fragment(held[2], TACHY_WS_TEXT, "ag", 2, 1), 0);
+    expect_message(fds[0], 1, "hello", 5);
+    expect_message(fds[1], 1, "hello", 5);
+    rframe f;
+    assert_int_equal(read_frame(fds[2], &f), 0); /* nothing between the two fragments */
+    assert_int_equal(f.fin, 0);
+    assert_int_equal(f.op, 1);
+    free(f.data);
+    assert_int_equal(read_frame(fds[2], &f), 0);
+    assert_int_equal(f.fin, 1);
+    assert_int_equal(f.op, 0);
+    free(f.data);
+    /* Statistics are zeroed even when the arguments are refused. */
+    st.sent = 99;
+    assert_int_equal(tachy_ws_broadcast_ex(list, 5, 7, "x", 1, &st), TACHY_EINVAL);
+    assert_int_equal(st.sent, 0);
+    for (int i = 0; i < 3; i++)
+        client_close(fds[i]);
+    release_held();
+}
+
+/* A client reading in a thread of its own: counts whole frames of the expected pattern. */
+typedef struct reader_client {
+    int fd;
+    size_t len;             /* payload length of every frame */
+    int frames, bad;        /* frames received intact / wrong */
+    long long last_at;      /* mono_ms() of the last whole frame */
+    int stop;               /* atomic builtins */
+    pthread_mutex_t lock;
+} reader_client;
+
+static void *reader_main(void *arg) {
+    reader_client *rc = arg;
+    size_t flen = rc->len + 10, have = 0;
+    uint8_t *buf = malloc(flen), *want = malloc(rc->len);
+    fill_pattern(want, rc->len, 1);
+    struct timeval tv = {0, 50000};
+    setsockopt(rc->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    while (!__atomic_load_n(&rc->stop, __ATOMIC_ACQUIRE)) {
+        ssize_t r = recv(rc->fd, buf + have, flen - have, 0);
+        if (r == 0)
+            break;
+        if (r < 0)
+            continue; /* timeout: look at stop */
+        have += (size_t)r;
+        if (have == flen) { /* 127-length header of 10 bytes, then the payload */
+            int ok = buf[0] == 0x82 && buf[1] == 127 && memcmp(buf + 10, want, rc->len) == 0;
+            pthread_mutex_lock(&rc->lock);
+            if (ok)
+                rc->frames++;
+            else
+                rc->bad++;
+            rc->last_at = mono_ms();
+            pthread_mutex_unlock(&rc->lock);
+            have = 0;
+        }
+    }
+    free(buf);
+    free(want);
+    return NULL;
+}
+
+/* One client stops reading: the others keep getting every broadcast, the stuck one is
+ * waited for (with the others) at most send_timeout_ms (300 ms on /slow) in one call, then
+ * failed: on_error(TACHY_ETIMEDOUT), on_close(1006); later broadcasts skip it at once. */
+static void broadcast_stuck_client_is_dropped_without_stalling_others(void **state) {
+    (void)state;
+    pthread_mutex_lock(&held_lock);
+    int closes_before = closes_seen;
+    pthread_mutex_unlock(&held_lock);
+    int fds[3];
+    open_held("/slow", fds, 3);
+    int small = 4096;
+    setsockopt(fds[0], SOL_SOCKET, SO_RCVBUF, &small, sizeof small); /* fds[0] never reads */
+    size_t len = 256 * 1024;
+    uint8_t *blob = malloc(len);
+    assert_non_null(blob);
+    fill_pattern(blob, len, 1);
+    reader_client rc[2];
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) {
+        memset(&rc[i], 0, sizeof rc[i]);
+        rc[i].fd = fds[i + 1];
+        rc[i].len = len;
+        pthread_mutex_init(&rc[i].lock, NULL);
+        assert_int_equal(pthread_create(&th[i], NULL, reader_main, &rc[i]), 0);
+    }
+    int sent_to_good = 0, failed_at = -1;
+    long long stall_start = 0, stall_end = 0;
+    for (int k = 0; k < 400 && failed_at < 0; k++) {
+        tachy_ws_broadcast_stats st;
+        long long t0 = mono_ms();
+        ssize_t r = tachy_ws_broadcast_ex(held, 3, TACHY_WS_BINARY, blob, len, &st);
+        long long t1 = mono_ms();
+        assert_true(r >= 2); /* the readers always get it */
+        assert_int_equal(st.busy, 0);
+        assert_true(t1 - t0 < 2000); /* at most one send timeout (300 ms) and some slack */
+        sent_to_good++;
+        if (st.failed) {
+            assert_int_equal(st.failed, 1);
+            assert_int_equal(r, 2);
+            failed_at = k;
+            stall_start = t0;
+            stall_end = t1;
+            assert_true(t1 - t0 >= 250); /* it was given its send timeout */
+        }
+    }
+    assert_true(failed_at >= 0);
+    assert_false(tachy_ws_is_open(held[0]));
+    assert_true(tachy_ws_is_open(held[1]) && tachy_ws_is_open(held[2]));
+    /* The readers had the stalled broadcast's frame before the call gave up on the stuck
+     * client: pass 2 waits for everyone together. */
+    for (int i = 0; i < 2; i++) {
+        for (int w = 0; w < 200; w++) {
+            pthread_mutex_lock(&rc[i].lock);
+            int got = rc[i].frames + rc[i].bad;
+            pthread_mutex_unlock(&rc[i].lock);
+            if (got >= sent_to_good)
+                break;
+            usleep(10000);
+        }
+        pthread_mutex_lock(&rc[i].lock);
+        assert_int_equal(rc[i].bad, 0);
+        assert_int_equal(rc[i].frames, sent_to_good);
+        if (failed_at > 0) /* the frame of the stalled call arrived before the call returned */
+            assert_true(rc[i].last_at <= stall_end);
+        pthread_mutex_unlock(&rc[i].lock);
+    }
+    (void)stall_start;
+    /* Later broadcasts skip the dropped client at once. */
+    tachy_ws_broadcast_stats st;
+    long long t0 = mono_ms();
+    assert_int_equal(tachy_ws_broadcast_ex(held, 3, TACHY_WS_BINARY, blob, len, &st), 2);
+    assert_true(mono_ms() - t0 < 250);
+    assert_int_equal(st.closed, 1);
+    assert_int_equal(st.failed, 0);
+    sent_to_good++;
+    for (int i = 0; i < 2; i++) {
+        for (int w = 0; w < 200; w++) {
+            pthread_mutex_lock(&rc[i].lock);
+            int got = rc[i].frames;
+            pthread_mutex_unlock(&rc[i].lock);
+            if (got >= sent_to_good)
+                break;
+            usleep(10000);
+        }
+        __atomic_store_n(&rc[i].stop, 1, __ATOMIC_RELEASE);
+        pthread_join(th[i], NULL);
+        assert_int_equal(rc[i].frames, sent_to_good);
+        pthread_mutex_destroy(&rc[i].lock);
+    }
+    /* The stuck client's connection thread reported it. */
+    pthread_mutex_lock(&held_lock);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 5;
+    while (closes_seen == closes_before && pthread_cond_timedwait(&held_cond, &held_lock, &ts) == 0) {
+    }
+    assert_true(closes_seen > closes_before);
+    assert_int_equal(last_close_ws, held[0]);
+    assert_int_equal(last_close_code, 1006);
+    assert_int_equal(last_error, TACHY_ETIMEDOUT);
+    pthread_mutex_unlock(&held_lock);
+    free(blob);
+    for (int i = 0; i < 3; i++)
+        close(fds[i]);
+    release_held();
+}
+
 /* ---- timers -----------------------------------------------------------------------------------
  */
 
@@ -1072,6 +1312,9 @@ int main(void) {
         cmocka_unit_test(decompression_bomb_is_1009),
         cmocka_unit_test(broadcast_from_another_thread),
         cmocka_unit_test(slow_client_is_dropped),
+        cmocka_unit_test(broadcast_to_many_clients_intact),
+        cmocka_unit_test(broadcast_skips_closed_and_busy),
+        cmocka_unit_test(broadcast_stuck_client_is_dropped_without_stalling_others),
         cmocka_unit_test(server_pings_and_drops_silent_peers),
         cmocka_unit_test(idle_peer_is_closed_with_1001),
         cmocka_unit_test(close_from_another_thread),

@@ -12,10 +12,13 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <tachy/tachy.h>
@@ -466,10 +469,24 @@ int tachy__ws_pmd_negotiate(const char *const *values, size_t n, const tachy__ws
  * The connection object and sending (any thread).
  * ====================================================================================== */
 
+/* The fields a broadcast touches come first: they share the struct's first two cache
+ * lines (the struct is 64-byte aligned), so writing to 10,000 sockets costs two cold lines
+ * per socket, not five. */
 struct tachy_ws {
     pthread_mutex_t lock;
+    /* under lock */
+    int fd;               /* the socket, cached at upgrade; valid while stream != NULL */
+    int dead;             /* socket failed, aborted or gone: no more writes */
+    int close_sent;
+    int frag_active;      /* a fragmented message is being sent */
+    tachy_stream *stream; /* NULL once the connection is gone */
+    tachy__wsbuf backlog; /* unsent rest of broadcast frames: written before anything else */
+    int refs;             /* atomic builtins */
+    int aborted;
+    int send_err; /* first send failure, reported by the reader */
+    long long close_sent_at;
+
     pthread_cond_t cond; /* a fragmented message ended / the socket died */
-    int refs;            /* atomic builtins */
     tachy_ws_options opt;
     tachy_exchange *ex;
     void *user;
@@ -478,13 +495,6 @@ struct tachy_ws {
     tachy__ws_pmd pmd;
 
     /* under lock */
-    tachy_stream *stream; /* NULL once the connection is gone */
-    int dead;             /* socket failed, aborted or gone: no more writes */
-    int aborted;
-    int send_err; /* first send failure, reported by the reader */
-    int close_sent;
-    long long close_sent_at;
-    int frag_active; /* a fragmented message is being sent */
     pthread_t frag_owner;
     int frag_type;
     tachy__utf8 frag_utf8;
@@ -521,7 +531,24 @@ static void die_locked(tachy_ws *ws, int err) {
         if (ws->stream)
             tachy_stream_shutdown(ws->stream);
     }
+    ws->backlog.len = 0;
     pthread_cond_broadcast(&ws->cond);
+}
+
+/* Blocking write of the broadcast backlog (lock held), before any other frame: frames never
+ * interleave. 0, or the error that killed the connection. */
+static int flush_backlog_locked(tachy_ws *ws, long long deadline) {
+    if (ws->backlog.len == 0)
+        return 0;
+    ssize_t rc = tachy_stream_write(ws->stream, ws->backlog.data, ws->backlog.len, ms_left(deadline));
+    if (rc < 0) {
+        die_locked(ws, (int)rc);
+        return (int)rc;
+    }
+    ws->backlog.len = 0;
+    if (ws->backlog.cap > KEEP_BUF)
+        tachy__wsbuf_free(&ws->backlog);
+    return 0;
 }
 
 /* Writes one frame; lock held. A failure kills the connection (a partial frame cannot
@@ -531,6 +558,9 @@ static int write_frame_locked(tachy_ws *ws, int fin, int rsv1, int opcode, const
     if (ws->dead || !ws->stream)
         return TACHY_ECLOSED;
     long long deadline = deadline_after(ws->opt.send_timeout_ms);
+    int brc = flush_backlog_locked(ws, deadline);
+    if (brc < 0)
+        return brc;
     uint8_t small[SMALL_FRAME];
     size_t hlen = tachy__ws_frame_header(small, fin, rsv1, opcode, len, NULL);
     ssize_t rc;
@@ -543,19 +573,6 @@ static int write_frame_locked(tachy_ws *ws, int fin, int rsv1, int opcode, const
         if (rc >= 0)
             rc = tachy_stream_write(ws->stream, payload, len, ms_left(deadline));
     }
-    if (rc < 0) {
-        die_locked(ws, (int)rc);
-        return (int)rc;
-    }
-    return 0;
-}
-
-/* Writes pre-encoded bytes (broadcast); lock held. */
-static int write_raw_locked(tachy_ws *ws, const void *p, size_t len) {
-    if (ws->dead || !ws->stream)
-        return TACHY_ECLOSED;
-    long long deadline = deadline_after(ws->opt.send_timeout_ms);
-    ssize_t rc = tachy_stream_write(ws->stream, p, len, ms_left(deadline));
     if (rc < 0) {
         die_locked(ws, (int)rc);
         return (int)rc;
@@ -742,28 +759,353 @@ void tachy_ws_abort(tachy_ws *ws) {
     pthread_mutex_unlock(&ws->lock);
 }
 
-ssize_t tachy_ws_broadcast(tachy_ws *const *wss, size_t n, int type, const void *data, size_t len) {
+/* ---- broadcast ---------------------------------------------------------------------------
+ * Pass 1 is one try-lock and one non-blocking send() per socket. Pass 2 (only for what pass 1
+ * left) serves the skipped sockets with the blocking rules and then waits for all sockets
+ * with a backlog at once. See tachy/ws.h for the policy. */
+
+/* Non-blocking write of the backlog (lock held): 1 when it is empty, 0 when bytes remain,
+ * < 0 when the socket failed (the connection is then dead). */
+static int try_flush_locked(tachy_ws *ws) {
+    while (ws->backlog.len > 0) {
+        ssize_t w = send(ws->fd, ws->backlog.data, ws->backlog.len, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w > 0) {
+            ws->backlog.len -= (size_t)w;
+            if (ws->backlog.len)
+                memmove(ws->backlog.data, ws->backlog.data + w, ws->backlog.len);
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        int err = w < 0 && (errno == EPIPE || errno == ECONNRESET) ? TACHY_EPEERCLOSED : TACHY_EIO;
+        die_locked(ws, err);
+        return err;
+    }
+    if (ws->backlog.cap > KEEP_BUF)
+        tachy__wsbuf_free(&ws->backlog);
+    return 1;
+}
+
+/* Writes frame[0,len) without waiting (lock held, no backlog): 1 written whole, 0 the rest
+ * went to the backlog, < 0 the connection failed. */
+static int send_nowait_locked(tachy_ws *ws, const uint8_t *frame, size_t len) {
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = send(ws->fd, frame + off, len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (w > 0) {
+            off += (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        int err = w < 0 && (errno == EPIPE || errno == ECONNRESET) ? TACHY_EPEERCLOSED : TACHY_EIO;
+        die_locked(ws, err);
+        return err;
+    }
+    if (off == len)
+        return 1;
+    if (tachy__wsbuf_append(&ws->backlog, frame + off, len - off) < 0) {
+        die_locked(ws, TACHY_ENOMEM); /* part of the frame is on the wire: cannot go on */
+        return TACHY_ENOMEM;
+    }
+    return 0;
+}
+
+typedef struct bc_wait {
+    tachy_ws *ws;
+    long long deadline; /* -1: none */
+} bc_wait;
+
+typedef struct bc_job {
+    tachy_ws *const *wss;
+    size_t n;
+    const uint8_t *frame;
+    size_t len;
+    tachy_ws_broadcast_stats st;
+    int rc; /* TACHY_ENOMEM when pass 2 could not get memory */
+} bc_job;
+
+/* Pass 2 for one socket left by pass 1: blocking lock (and wait for another thread's
+ * fragmented message), then a non-blocking attempt; a backlog left is added to *w. */
+static void bc_serve_skipped(bc_job *j, tachy_ws *ws, bc_wait *w, size_t *nw, long long start) {
+    int rc = lock_for_data(ws, 0);
+    if (rc < 0) {
+        if (rc == TACHY_ECLOSED)
+            j->st.closed++;
+        else
+            j->st.busy++; /* ESTATE (ours) or ETIMEDOUT (another thread's fragments) */
+        return;
+    }
+    int done;
+    if (ws->backlog.len > 0) {
+        done = try_flush_locked(ws);
+        if (done == 0)
+            done = tachy__wsbuf_append(&ws->backlog, j->frame, j->len) < 0 ? TACHY_ENOMEM : 0;
+        else if (done > 0)
+            done = send_nowait_locked(ws, j->frame, j->len);
+        if (done == TACHY_ENOMEM && !ws->dead)
+            die_locked(ws, TACHY_ENOMEM);
+    } else {
+        done = send_nowait_locked(ws, j->frame, j->len);
+    }
+    long to = ws->opt.send_timeout_ms;
+    pthread_mutex_unlock(&ws->lock);
+    if (done > 0) {
+        j->st.sent++;
+        j->st.deferred++;
+    } else if (done < 0) {
+        j->st.failed++;
+    } else {
+        w[*nw].ws = ws;
+        w[*nw].deadline = to < 0 ? -1 : start + to;
+        (*nw)++;
+    }
+}
+
+/* Pass 2: waits for the sockets in w[0,nw) to take their backlog, all at once. */
+static void bc_wait_all(bc_job *j, bc_wait *w, size_t nw, struct pollfd *pfd) {
+    while (nw > 0) {
+        long long now = now_ms(), next = -1;
+        for (size_t i = 0; i < nw;) { /* deadlines: fail what did not go out in time */
+            tachy_ws *ws = w[i].ws;
+            if (w[i].deadline >= 0 && now >= w[i].deadline) {
+                pthread_mutex_lock(&ws->lock);
+                int r = ws->dead || !ws->stream ? TACHY_ECLOSED : try_flush_locked(ws);
+                if (r == 0)
+                    die_locked(ws, TACHY_ETIMEDOUT);
+                pthread_mutex_unlock(&ws->lock);
+                if (r > 0) {
+                    j->st.sent++;
+                    j->st.deferred++;
+                } else {
+                    j->st.failed++;
+                }
+                w[i] = w[--nw];
+                continue;
+            }
+            if (w[i].deadline >= 0 && (next < 0 || w[i].deadline < next))
+                next = w[i].deadline;
+            i++;
+        }
+        if (nw == 0)
+            break;
+        for (size_t i = 0; i < nw; i++) {
+            /* ws->fd is constant for the handle's life; if the connection ended and the
+             * number was reused, the poll is merely spurious: state is checked under lock */
+            pfd[i].fd = w[i].ws->fd;
+            pfd[i].events = POLLOUT;
+            pfd[i].revents = 0;
+        }
+        long long left = next < 0 ? -1 : next - now;
+        int r = poll(pfd, (nfds_t)nw, left < 0 ? -1 : (int)TACHY__MIN(left, 0x7fffffffLL));
+        if (r < 0 && errno != EINTR)
+            r = (int)nw; /* cannot wait: look at every socket, the deadlines still apply */
+        if (r <= 0)
+            continue;
+        for (size_t i = nw; i-- > 0;) {
+            if (!pfd[i].revents)
+                continue;
+            tachy_ws *ws = w[i].ws;
+            pthread_mutex_lock(&ws->lock);
+            int rr = ws->dead || !ws->stream ? TACHY_ECLOSED : try_flush_locked(ws);
+            pthread_mutex_unlock(&ws->lock);
+            if (rr == 0)
+                continue;
+            if (rr > 0) {
+                j->st.sent++;
+                j->st.deferred++;
+            } else {
+                j->st.failed++;
+            }
+            w[i] = w[--nw];
+            pfd[i] = pfd[nw];
+        }
+    }
+}
+
+static void bc_run(bc_job *j) {
+    tachy_ws *const *wss = j->wss;
+    size_t n = j->n, nskip = 0, nw = 0;
+    /* Left for pass 2 (allocated on the first one): skip[] = indexes of sockets not written
+     * to yet; w[] = sockets holding the rest of this frame in their backlog. */
+    size_t *skip = NULL;
+    bc_wait *w = NULL;
+    long long start = -1;
+    for (size_t i = 0; i < n; i++) {
+        tachy_ws *ws = wss[i];
+        if (!ws) {
+            j->st.closed++;
+            continue;
+        }
+        int r = 0;
+        if (pthread_mutex_trylock(&ws->lock) != 0) {
+            r = 2; /* the reader or a sender holds it right now: no convoy */
+        } else if (ws->dead || ws->close_sent || !ws->stream) {
+            pthread_mutex_unlock(&ws->lock);
+            j->st.closed++;
+            continue;
+        } else if (ws->frag_active || ws->backlog.len > 0) {
+            pthread_mutex_unlock(&ws->lock);
+            r = 2;
+        } else {
+            r = send_nowait_locked(ws, j->frame, j->len);
+            pthread_mutex_unlock(&ws->lock);
+            if (r > 0) {
+                j->st.sent++;
+                continue;
+            }
+            if (r < 0) {
+                j->st.failed++;
+                continue;
+            }
+        }
+        if (!skip) {
+            skip = malloc((n - i) * sizeof *skip);
+            w = malloc((n - i) * sizeof *w);
+            if (!skip || !w) { /* rare: stop here; what has a backlog is failed below */
+                j->rc = TACHY_ENOMEM;
+                j->st.busy += n - i - (r == 0);
+                if (r == 0) {
+                    pthread_mutex_lock(&ws->lock);
+                    die_locked(ws, TACHY_ENOMEM);
+                    pthread_mutex_unlock(&ws->lock);
+                    j->st.failed++;
+                }
+                free(skip);
+                free(w);
+                return;
+            }
+            start = now_ms();
+        }
+        if (r == 2) {
+            skip[nskip++] = i;
+        } else { /* r == 0: part of the frame (or none) went out, the rest waits */
+            long to = ws->opt.send_timeout_ms;
+            w[nw].ws = ws;
+            w[nw].deadline = to < 0 ? -1 : start + to;
+            nw++;
+        }
+    }
+    if (!skip)
+        return;
+    /* Pass 2. */
+    struct pollfd *pfd = malloc((nskip + nw) * sizeof *pfd);
+    if (!pfd) {
+        j->rc = TACHY_ENOMEM;
+        j->st.busy += nskip;
+        for (size_t k = 0; k < nw; k++) { /* half-written frames cannot wait: fail them */
+            pthread_mutex_lock(&w[k].ws->lock);
+            if (w[k].ws->backlog.len > 0)
+                die_locked(w[k].ws, TACHY_ENOMEM);
+            pthread_mutex_unlock(&w[k].ws->lock);
+            j->st.failed++;
+        }
+        free(skip);
+        free(w);
+        return;
+    }
+    for (size_t k = 0; k < nskip; k++)
+        bc_serve_skipped(j, wss[skip[k]], w, &nw, start);
+    bc_wait_all(j, w, nw, pfd);
+    free(w);
+    free(pfd);
+    free(skip);
+}
+
+static void *bc_thread(void *arg) {
+    bc_run(arg);
+    return NULL;
+}
+
+#define BC_MAX_THREADS 4
+static size_t bc_shard_min = 4096; /* tachy__ws_set_broadcast_shard_min (tests) */
+
+void tachy__ws_set_broadcast_shard_min(size_t n) {
+    __atomic_store_n(&bc_shard_min, n ? n : 4096, __ATOMIC_RELAXED);
+}
+
+/* How many threads to shard n sockets over: 1 unless this thread may run on more than one
+ * CPU (sched_getaffinity) and n is large. */
+static int bc_threads(size_t n) {
+    size_t min = __atomic_load_n(&bc_shard_min, __ATOMIC_RELAXED);
+    if (n < min || n < 2)
+        return 1;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 1;
+    int cpus = CPU_COUNT(&set);
+    int t = cpus < BC_MAX_THREADS ? cpus : BC_MAX_THREADS;
+    if ((size_t)t > n)
+        t = (int)n;
+    return t < 1 ? 1 : t;
+}
+
+ssize_t tachy_ws_broadcast_ex(tachy_ws *const *wss, size_t n, int type, const void *data,
+                              size_t len, tachy_ws_broadcast_stats *stats) {
+    if (stats)
+        memset(stats, 0, sizeof *stats);
     if ((n && !wss) || (len && !data) || (type != TACHY_WS_TEXT && type != TACHY_WS_BINARY))
         return TACHY_EINVAL;
     if (type == TACHY_WS_TEXT && !tachy__utf8_valid(data, len))
         return TACHY_EINVAL;
-    uint8_t *frame = malloc(TACHY__WS_MAX_HEADER + len);
+    uint8_t small[SMALL_FRAME];
+    uint8_t *frame = TACHY__WS_MAX_HEADER + len <= sizeof small ? small
+                                                                : malloc(TACHY__WS_MAX_HEADER + len);
     if (!frame)
         return TACHY_ENOMEM;
     size_t hlen = tachy__ws_frame_header(frame, 1, 0, type, len, NULL);
     if (len)
         memcpy(frame + hlen, data, len);
-    ssize_t sent = 0;
-    for (size_t i = 0; i < n; i++) {
-        tachy_ws *ws = wss[i];
-        if (!ws || lock_for_data(ws, 0) < 0)
-            continue;
-        if (write_raw_locked(ws, frame, hlen + len) == 0)
-            sent++;
-        pthread_mutex_unlock(&ws->lock);
+
+    bc_job jobs[BC_MAX_THREADS];
+    pthread_t tids[BC_MAX_THREADS];
+    int started[BC_MAX_THREADS] = {0};
+    int nt = bc_threads(n);
+    size_t per = n / (size_t)nt, off = 0;
+    for (int t = 0; t < nt; t++) {
+        memset(&jobs[t], 0, sizeof jobs[t]);
+        jobs[t].wss = wss + off;
+        jobs[t].n = t == nt - 1 ? n - off : per;
+        jobs[t].frame = frame;
+        jobs[t].len = hlen + len;
+        off += jobs[t].n;
     }
-    free(frame);
-    return sent;
+    /* slices 1.. on helper threads (a slice whose thread cannot start runs here) */
+    for (int t = 1; t < nt; t++)
+        started[t] = pthread_create(&tids[t], NULL, bc_thread, &jobs[t]) == 0;
+    bc_run(&jobs[0]);
+    tachy_ws_broadcast_stats sum = {0, 0, 0, 0, 0};
+    int rc = 0;
+    for (int t = 0; t < nt; t++) {
+        if (t > 0) {
+            if (started[t])
+                pthread_join(tids[t], NULL);
+            else
+                bc_run(&jobs[t]);
+        }
+        sum.sent += jobs[t].st.sent;
+        sum.closed += jobs[t].st.closed;
+        sum.failed += jobs[t].st.failed;
+        sum.busy += jobs[t].st.busy;
+        sum.deferred += jobs[t].st.deferred;
+        if (jobs[t].rc < 0)
+            rc = jobs[t].rc;
+    }
+    if (frame != small)
+        free(frame);
+    if (stats)
+        *stats = sum;
+    if (rc < 0 && sum.sent == 0)
+        return rc;
+    return (ssize_t)sum.sent;
+}
+
+ssize_t tachy_ws_broadcast(tachy_ws *const *wss, size_t n, int type, const void *data, size_t len) {
+    return tachy_ws_broadcast_ex(wss, n, type, data, len, NULL);
 }
 
 void tachy_ws_retain(tachy_ws *ws) {
@@ -776,6 +1118,7 @@ void tachy_ws_release(tachy_ws *ws) {
         return;
     tachy__deflater_destroy(ws->deflater);
     tachy__wsbuf_free(&ws->zbuf);
+    tachy__wsbuf_free(&ws->backlog);
     free(ws->subprotocol);
     free(ws->extensions);
     pthread_cond_destroy(&ws->cond);
@@ -1324,9 +1667,12 @@ int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
     char accept[29];
     tachy__ws_accept_key(vals[0], 24, accept);
 
-    tachy_ws *ws = calloc(1, sizeof *ws);
+    /* 64-byte aligned: the broadcast fields share the first cache lines (see the struct) */
+    tachy_ws *ws = aligned_alloc(64, (sizeof *ws + 63) / 64 * 64);
     if (!ws)
         return TACHY_ENOMEM;
+    memset(ws, 0, sizeof *ws);
+    ws->fd = -1;
     pthread_mutex_init(&ws->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -1383,7 +1729,8 @@ int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
         tachy_ws_release(ws);
         return rc;
     }
-    ws->stream = stream;
+    ws->fd = tachy_stream_fd(stream);
+    ws->stream = stream; /* no other thread has the handle before on_open */
 
     reader r;
     memset(&r, 0, sizeof r);

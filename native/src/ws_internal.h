@@ -181,6 +181,12 @@ static inline int tachy__utf8_complete(const tachy__utf8 *u) {
 /* Whole-buffer check: 1 if p[0,n) is valid UTF-8, else 0. */
 int tachy__utf8_valid(const void *p, size_t n);
 
+/* ---- ws.c: broadcast ----------------------------------------------------------------------- */
+
+/* Smallest broadcast sharded over several threads when the affinity mask allows more than
+ * one CPU (default 4096; 0 restores it). For tests, which shard small broadcasts. */
+void tachy__ws_set_broadcast_shard_min(size_t n);
+
 /* ---- ws.c: handshake pieces --------------------------------------------------------------- */
 
 /* Sec-WebSocket-Accept for key (RFC 6455 4.2.2): base64(SHA-1(key + GUID)) into out

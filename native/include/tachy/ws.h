@@ -18,8 +18,9 @@
  * socket to take the whole frame. If it cannot, the send fails with TACHY_ETIMEDOUT and
  * the connection is failed at once (a half-written frame cannot be continued): the socket
  * is shut down, the read loop ends, on_error(TACHY_ETIMEDOUT) and on_close(1006) run on
- * the connection thread, and every later send fails fast with TACHY_ECLOSED. So one slow
- * client costs a broadcasting thread at most one send timeout, once.
+ * the connection thread, and every later send fails fast with TACHY_ECLOSED.
+ * tachy_ws_broadcast applies the same limit without letting one slow client hold up the
+ * others: see there.
  *
  * Messages: by default a message is delivered whole (on_message with last = 1) after
  * all its fragments arrived and were inflated; opt.deliver_fragments = 1 delivers every
@@ -199,15 +200,63 @@ TACHY_API int tachy_ws_close(tachy_ws *ws, int code, const char *reason);
 TACHY_API void tachy_ws_abort(tachy_ws *ws);
 
 /*
- * Sends the same whole message to n sockets: the frame is encoded once (uncompressed,
- * which every peer must accept) and written to each in turn under that socket's lock;
- * NULL entries and closed sockets are skipped. Each socket follows the slow-client policy,
- * so a stuck client delays the broadcast by at most send_timeout_ms, once. Returns the
- * number of sockets the message was written to, or TACHY_EINVAL / TACHY_ENOMEM.
- * The caller must hold references to the handles (tachy_ws_retain) for the call.
+ * Sends the same whole message to n sockets (a tick, a chat line, a price update). The
+ * frame is encoded once (uncompressed, which every peer must accept) and written in two
+ * passes, so that no socket can hold up delivery to the others:
+ *
+ *  1. One non-blocking send(MSG_DONTWAIT) per socket, in array order, and nothing else:
+ *     no clock read, no poll, no waiting for a lock. A socket whose lock another thread
+ *     holds at that instant (its reader sending a pong, another sender), that is in the
+ *     middle of another thread's fragmented message, or that still has bytes of an earlier
+ *     broadcast to finish, is left for pass 2 untouched. A socket that takes only part of
+ *     the frame, or none of it (its buffer is full), keeps the rest in a per-socket backlog
+ *     that is always written before anything else on that socket, so frames never
+ *     interleave.
+ *  2. Only when pass 1 left something: the skipped sockets are served with the ordinary
+ *     blocking rules, then the sockets with a backlog are waited for TOGETHER (one poll()),
+ *     each for at most its send_timeout_ms from the start of this pass. A socket that has
+ *     not taken the whole frame by then is failed exactly like a timed-out send
+ *     (TACHY_ETIMEDOUT: socket shut down, on_error and on_close(1006) on its connection
+ *     thread). With send_timeout_ms = -1 the wait is unbounded.
+ *
+ * So a broadcast to n healthy sockets costs n send() calls; slow sockets cost nothing until
+ * every other socket has the frame, then at most one send timeout per call, and a stuck
+ * client is dropped once instead of stalling every later broadcast. When the call returns,
+ * every counted socket has been handed the whole frame (the kernel holds it) and every
+ * other live socket is untouched or failed; no bytes of this message remain queued in tachy.
+ *
+ * NULL entries and sockets already closed or closing are skipped. The caller must hold a
+ * reference to every handle (tachy_ws_retain, or the connection's own inside a callback)
+ * for the duration of the call; it may be called from any thread, also concurrently with
+ * other broadcasts and sends on the same sockets. data is copied before the first send.
+ *
+ * When the thread's CPU affinity allows more than one CPU and n is large (4,096 sockets or
+ * more), pass 1 and 2 run on up to 4 threads over slices of the array (joined before the
+ * call returns); on one allowed CPU everything runs on the calling thread.
+ *
+ * Returns the number of sockets the whole frame was written to, or TACHY_EINVAL (bad type,
+ * text not UTF-8, wss NULL with n > 0) / TACHY_ENOMEM (nothing sent).
  */
 TACHY_API ssize_t tachy_ws_broadcast(tachy_ws *const *wss, size_t n, int type, const void *data,
                                      size_t len);
+
+/* What a broadcast did with each socket; the four first counts add up to n. */
+typedef struct tachy_ws_broadcast_stats {
+    size_t sent;     /* the whole frame was written (the return value) */
+    size_t closed;   /* skipped: NULL entry, or closed / closing / failed before the call */
+    size_t failed;   /* the write failed or did not finish within send_timeout_ms: the */
+                     /* connection has been failed (slow-client policy above) */
+    size_t busy;     /* not sent, connection left open: this thread has an unfinished */
+                     /* fragmented message there, or another thread's did not end within */
+                     /* send_timeout_ms */
+    size_t deferred; /* of sent: finished in pass 2 (full buffer, lock held, fragmented */
+                     /* message in progress) */
+} tachy_ws_broadcast_stats;
+
+/* tachy_ws_broadcast that also fills *stats (may be NULL; zeroed first). Same rules. */
+TACHY_API ssize_t tachy_ws_broadcast_ex(tachy_ws *const *wss, size_t n, int type,
+                                        const void *data, size_t len,
+                                        tachy_ws_broadcast_stats *stats);
 
 /* ---- lifetime and state: any thread -------------------------------------------------- */
 
