@@ -10,7 +10,8 @@
 #   --profiles a,b       only these profiles (ka64 ka1024 pipe16 pipe16h close post64k static1m ws-echo
 #                        ws-tick10k idle4096)
 #   --servers a,b        only these servers (nginx tachy-c tachy-c-fs jdk-none jdk-vt robaho-vt
-#                        tachy-java-none tachy-java-vt)
+#                        tachy-java-none tachy-java-vt; tick-floor tick-floor-uring: the
+#                        ws-tick10k floor, bench/tickfloor.c, always run with that profile)
 #   --build DIR          reuse a tachy CMake build dir (DIR/examples/tachy-hello); default:
 #                        configure and build into bench/build/tachy
 #   --jar PATH           the tachy provider jar (default: built from this tree into
@@ -193,6 +194,12 @@ if cc -O2 -o "$WORK/wsload" "$BENCH/wsload.c" 2>"$OUT/raw/build-wsload.log"; the
   WS_ARGS+=(--wsload "$WORK/wsload")
 else
   say "bench/wsload.c did not build (raw/build-wsload.log): WebSocket profiles skipped"
+fi
+# the ws-tick10k floor (bench/tickfloor.c): rows tick-floor and tick-floor-uring beside tachy-c
+if [ -f "$BENCH/tickfloor.c" ] && cc -O2 -o "$WORK/tickfloor" "$BENCH/tickfloor.c" 2>"$OUT/raw/build-tickfloor.log"; then
+  WS_ARGS+=(--tickfloor "$WORK/tickfloor")
+else
+  say "bench/tickfloor.c did not build (raw/build-tickfloor.log): no floor rows in ws-tick10k"
 fi
 
 # ---- the 1 MiB static file -------------------------------------------------------------------

@@ -54,7 +54,9 @@ FULL_PROFILES = ["ka64", "ka1024", "pipe16", "pipe16h", "close", "post64k", "sta
 
 ANCHOR_NGINX, ANCHOR_JDK, ANCHOR_ROBAHO = "nginx", "jdk-vt", "robaho-vt"
 ORDER = ["nginx", "tachy-c", "tachy-c-fs", "jdk-none", "jdk-vt", "robaho-vt", "tachy-java-none",
-         "tachy-java-vt"]
+         "tachy-java-vt", "tick-floor", "tick-floor-uring"]
+# ws-tick10k pseudo-servers: bench/tickfloor.c, the least one core can do (not a server)
+FLOOR_SERVERS = ("tick-floor", "tick-floor-uring")
 
 RUNNING = []  # Popen objects of servers we started (own process groups)
 
@@ -401,8 +403,10 @@ def run_ws(srv, prof, duration, rawfile, wsload):
     pid = srv.pid
     rss0 = rss_kb(pid)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    # CPU is counted from the end of the setup (the "upgraded" line) to the end
-    c0 = None
+    # CPU is counted from the end of the setup (the "upgraded" line) to the end of the
+    # measurement ("measurement done", printed before the client closes its connections,
+    # so that tearing down 10,000 connections is not charged to the messages)
+    c0 = c1 = None
     peak = rss0 or 0
     out = []
     t0 = time.time()
@@ -410,13 +414,16 @@ def run_ws(srv, prof, duration, rawfile, wsload):
         out.append(line)
         if c0 is None and "upgraded in" in line:
             c0 = cpu_ticks(pid)
+        if c1 is None and "measurement done" in line:
+            c1 = cpu_ticks(pid)
         r = rss_kb(pid)
         if r:
             peak = max(peak, r)
         if time.time() - t0 > duration + 120:
             p.kill()
     p.wait()
-    c1 = cpu_ticks(pid)
+    if c1 is None:  # a wsload without the "measurement done" line
+        c1 = cpu_ticks(pid)
     out = "".join(out)
     with open(rawfile, "w") as f:
         f.write("# " + " ".join(cmd) + "\n" + out)
@@ -584,7 +591,11 @@ def render_md(results, summ):
         L.append(f"## {prof}: {P['title']}")
         L.append("")
         rows = summ.get(prof, {})
-        if P["kind"] == "ws":
+        if prof == "ws-tick10k":
+            L.extend(tick_notes(results, rows))
+            if not rows:
+                L.append("_no server with this endpoint_"); L.append(""); continue
+        elif P["kind"] == "ws":
             L.append("**Placeholder, partly filled**: the load client is `bench/wsload.c`; a server takes part "
                      "once it has the endpoint (tachy-hello: `/ws` echo; a tick endpoint is set with "
                      "`BENCH_TACHY_TICK_PATH` — to be added by the WebSocket work, with the Java servers' "
@@ -625,7 +636,7 @@ def render_md(results, summ):
                 line += (f" {d.get('idle_answered')} ({d.get('idle_alive_at_end')}) | {f_kb(d.get('rss_idle_held_kb'))} | "
                          f"{'–' if per is None else f'{per:.1f} KiB'} |")
             L.append(line)
-        missing = [s for s in order if s not in rows]
+        missing = [s for s in order if s not in rows and (s not in FLOOR_SERVERS or prof == "ws-tick10k")]
         if missing:
             L.append("")
             L.append("Not measured here: " + ", ".join(
@@ -638,6 +649,51 @@ def render_md(results, summ):
     L.append(f"Raw outputs: `{m['outdir_rel']}/raw/` · data: `{m['outdir_rel']}/results.json` · "
              f"chart: `{m['outdir_rel']}/chart.png`")
     return "\n".join(L) + "\n"
+
+
+def tick_notes(results, rows):
+    """The ws-tick10k text: method, the floor measured in the same run, fan-out per client."""
+    L = ["Columns: msg/s instead of req/s, **CPU µs per message** (server CPU over the measurement ÷ "
+         "messages received); errors = connections lost; non-2xx = bad payloads. Tick latency (p50, p99) "
+         "= kernel receive time stamp (SO_TIMESTAMPNS) at the client − the tick's **scheduled** time, which "
+         "the server writes once per tick as the first token (so it includes the timer wake-up and the "
+         "whole fan-out up to that client); target p99 < 5 ms. 10,000 clients, one tick every 500 ms.",
+         "",
+         "`tick-floor` and `tick-floor-uring` are not servers: `bench/tickfloor.c`, one thread that sends "
+         "one pre-built frame to each socket in a tight loop (`send(MSG_DONTWAIT)` per socket / io_uring "
+         "`IORING_OP_SEND`, 256 per `io_uring_enter`), pinned like the servers — the least one core can do "
+         "with one TCP send per client. **fan-out per client** = the sender's own timing of each tick's "
+         "loop ÷ clients (median over the ticks of all rounds; from `TICKFLOOR` / tachy-hello's `TICKSTATS` "
+         "line in the server log)."]
+    fl = []
+    for name in ("tachy-c",) + FLOOR_SERVERS:
+        ts = (results["servers"].get(name) or {}).get("tickstats")
+        if ts and ts.get("ns_per_send_median"):
+            fl.append(f"`{name}` {ts['ns_per_send_median'] / 1000:.2f} µs "
+                      f"({ts.get('ns_per_send_min', 0) / 1000:.2f}–{ts.get('ns_per_send_max', 0) / 1000:.2f}, "
+                      f"{ts.get('ticks')} ticks)")
+    if fl:
+        L += ["", "Fan-out per client (median, min–max over ticks): " + "; ".join(fl) + "."]
+    fd, td = rows.get("tick-floor"), rows.get("tachy-c")
+    if fd and fd.get("p99_us"):
+        per = None
+        ts = (results["servers"].get("tick-floor") or {}).get("tickstats") or {}
+        if ts.get("ns_per_send_median"):
+            per = ts["ns_per_send_median"] / 1000
+        need = 5000 / (0.99 * PROFILES["ws-tick10k"]["conns"])
+        msg = (f"**Floor in this run**: p99 {f_us(fd['p99_us'])}, p50 {f_us(fd['p50_us'])}"
+               + (f", {per:.2f} µs per send" if per else "") + ". A sequential fan-out puts the 99th "
+               f"percentile client after 99 % of the sends, so p99 < 5 ms needs ≤ {need:.2f} µs per client "
+               "on the one core the server is pinned to")
+        if per:
+            msg += f" — {per / need:.0f}× less than the kernel's own cost of one loopback TCP send here"
+        msg += "."
+        if td and td.get("p99_us"):
+            msg += (f" tachy-c: p99 {f_us(td['p99_us'])} = {td['p99_us'] / fd['p99_us']:.2f}× the floor's, "
+                    f"CPU per message {td['cpu_us_per_req'] / fd['cpu_us_per_req']:.2f}× the floor's.")
+        L += ["", msg]
+    L.append("")
+    return L
 
 
 def targets(results, summ):
@@ -684,10 +740,13 @@ def targets(results, summ):
         row("tachy C 10,000 idle connections ≤ 300 MiB (startup RSS + 10,000 × RSS per idle connection "
             "measured with 4,096)", est, 300, "{:.0f} MiB")
     tick = get("ws-tick10k", "tachy-c", "p99_us")
+    floor = get("ws-tick10k", "tick-floor", "p99_us")
     if tick is None:
-        out.append("| 10,000-client WebSocket tick p99 < 5 ms | not measured (no tick endpoint yet) | – |")
+        out.append("| 10,000-client WebSocket tick p99 < 5 ms | not measured | – |")
     else:
-        row("tachy C 10,000-client WebSocket tick p99 < 5 ms", tick / 1000, 5.0, "{:.1f} ms")
+        row("tachy C 10,000-client WebSocket tick p99 < 5 ms" +
+            (f" (floor in this run, one send per client on one core: {floor / 1000:.1f} ms)" if floor else ""),
+            tick / 1000, 5.0, "{:.1f} ms")
     return out
 
 
@@ -727,8 +786,20 @@ def build_servers(a, ports):
                         [a.tachy_hello, "-p", "PORT", "-b", "127.0.0.1"] + extra, next(p), "native",
                         skip={"static1m"} if a.tachy_fileserver else set(), notes=notes))
         S[-1].ws = {"echo": "/ws"}
-        if os.environ.get("BENCH_TACHY_TICK_PATH"):
-            S[-1].ws["tick"] = os.environ["BENCH_TACHY_TICK_PATH"]
+        # GET /tick (ws-tick10k) in every tachy-hello that documents -t TICK_MS;
+        # BENCH_TACHY_TICK_PATH overrides the path ("" turns the profile off for tachy-c)
+        tick = os.environ.get("BENCH_TACHY_TICK_PATH", "/tick" if "TICK_MS" in usage else "")
+        if tick:
+            S[-1].ws["tick"] = tick
+    if getattr(a, "tickfloor", None):
+        for name, mode in (("tick-floor", "send"), ("tick-floor-uring", "uring")):
+            S.append(Server(name, f"`bench/tickfloor.c -m {mode}`: the floor for ws-tick10k, not a server "
+                            "(one thread, one pre-built frame, " +
+                            ("one send(MSG_DONTWAIT) per socket)" if mode == "send" else
+                             "io_uring IORING_OP_SEND, 256 per io_uring_enter)"),
+                            [a.tickfloor, "-p", "PORT", "-b", "127.0.0.1", "-m", mode], next(p), "native",
+                            only={"ws-tick10k"}))
+            S[-1].ws = {"tick": "/tick"}
     if a.tachy_fileserver:
         S.append(Server("tachy-c-fs", "tachy C: examples/fileserver.c (`tachy-fileserver`), static profile only",
                         [a.tachy_fileserver] + a.tachy_fileserver_args.replace("DIR", os.path.dirname(static_dir)).split(),
@@ -753,8 +824,11 @@ def build_servers(a, ports):
                             jcmd(cp + ":" + a.tachy_jar, prov, "vt"), next(p), "java", expect="dev.tachy"))
     for s in S:
         s.cmd = [str(s.port) if x == "PORT" else x for x in s.cmd]
+    profs = a.profiles.split(",") if a.profiles else (QUICK_PROFILES if a.mode == "quick" else FULL_PROFILES)
+    if "ws-tick10k" not in profs:
+        S = [s for s in S if s.name not in FLOOR_SERVERS]
     if a.servers:
-        want = a.servers.split(",")
+        want = a.servers.split(",") + list(FLOOR_SERVERS)  # the floor goes with ws-tick10k
         S = [s for s in S if s.name in want]
     return S
 
@@ -782,6 +856,7 @@ def main():
     ap.add_argument("--java-opts", default="")
     ap.add_argument("--base-port", type=int, default=18400)
     ap.add_argument("--wsload", help="path of the built bench/wsload.c")
+    ap.add_argument("--tickfloor", help="path of the built bench/tickfloor.c (ws-tick10k floor rows)")
     ap.add_argument("--tachy-note", help="a note for the tachy servers (e.g. a failed build)")
     ap.add_argument("--tachy-rev", default="?", help="the tachy commit measured")
     ap.add_argument("--tachy-jar-origin", default=None, help="where the jar came from (for the label)")
@@ -908,6 +983,13 @@ def main():
     results["meta"]["finished"] = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
     for s in servers:
         results["servers"][s.name]["notes"] = s.notes
+        # the fan-out timing the tick senders print when stopped (TICKSTATS / TICKFLOOR)
+        try:
+            for line in open(s.logfile or os.devnull):
+                if line.startswith(("TICKSTATS ", "TICKFLOOR ")):
+                    results["servers"][s.name]["tickstats"] = json.loads(line.split(" ", 1)[1])
+        except (OSError, ValueError):
+            pass
     with open(os.path.join(a.outdir, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
     summ = summarize(results)
