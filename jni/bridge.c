@@ -8,10 +8,12 @@
  * before it exits. A pthread key destructor detaches any thread that got attached another
  * way (a log call from a thread the hooks did not see) when it exits.
  *
- * Upcalls: Native.dispatch (per request) and Native.log. Each runs inside
- * PushLocalFrame/PopLocalFrame, and ExceptionCheck follows every JNI call that can throw. The
- * class and method IDs are cached once in JNI_OnLoad as global references: nothing is looked
- * up per request, and no global reference is created per request.
+ * Upcalls: Native.dispatch (per request) and Native.log. Native.log runs inside
+ * PushLocalFrame/PopLocalFrame; Native.dispatch creates no local reference at all (the request
+ * head travels in a per-thread byte[] held as a global reference, see head_array), and
+ * ExceptionCheck follows every JNI call that can throw. The class and method IDs are cached
+ * once in JNI_OnLoad as global references: nothing is looked up per request, and no global
+ * reference is created per request (one per thread, for its upcall array).
  */
 #include "bridge.h"
 
@@ -23,16 +25,22 @@
 
 static JavaVM *g_vm;
 static jclass g_native;       /* global ref: dev.tachy.httpserver.Native */
-static jmethodID g_dispatch;  /* static int dispatch(int, long, byte[]) */
+static jmethodID g_dispatch;  /* static int dispatch(int, long, byte[], int) */
 static jmethodID g_log;       /* static void log(int, String) */
 static pthread_key_t g_attach_key;
 static int g_attach_key_ok;
 
 /* ---- attaching threads ---------------------------------------------------------------- */
 
+static void head_array_release(JNIEnv *env);
+
 /* Key destructor: runs at the exit of a thread that is still attached. */
 static void detach_at_exit(void *value) {
+    JNIEnv *env = NULL;
     if (value != NULL && g_vm != NULL) {
+        if ((*g_vm)->GetEnv(g_vm, (void **)&env, TACHY_JNI_VERSION) == JNI_OK) {
+            head_array_release(env);
+        }
         (*g_vm)->DetachCurrentThread(g_vm);
     }
 }
@@ -81,6 +89,7 @@ void tachy_jni__thread_stop(void *user) {
     if (g_vm == NULL || (*g_vm)->GetEnv(g_vm, (void **)&env, TACHY_JNI_VERSION) != JNI_OK) {
         return;
     }
+    head_array_release(env);
     (*g_vm)->DetachCurrentThread(g_vm);
     if (g_attach_key_ok) {
         pthread_setspecific(g_attach_key, NULL);
@@ -117,6 +126,54 @@ void tachy_jni__log(void *user, int level, const char *message) {
 }
 
 /* ---- the request upcall ------------------------------------------------------------------- */
+
+/*
+ * The thread's upcall array: a global reference to a byte[] that every request dispatched on
+ * this thread reuses (Java copies out what it keeps before Native.dispatch returns, and the
+ * thread dispatches one request at a time). Created on the thread's first request, replaced
+ * by a larger one when a head does not fit, deleted when the thread detaches. This keeps
+ * NewByteArray, and with it every local reference, off the per-request path.
+ */
+static __thread jbyteArray tl_head;
+static __thread jsize tl_head_cap;
+
+/* Deletes the calling thread's upcall array (before it detaches). */
+static void head_array_release(JNIEnv *env) {
+    if (tl_head != NULL) {
+        (*env)->DeleteGlobalRef(env, tl_head);
+        tl_head = NULL;
+        tl_head_cap = 0;
+    }
+}
+
+/* The thread's upcall array with room for len bytes, or NULL (exception cleared). */
+static jbyteArray head_array(JNIEnv *env, size_t len) {
+    if (tl_head != NULL && (size_t)tl_head_cap >= len) {
+        return tl_head;
+    }
+    if (len > INT32_MAX / 2) {
+        return NULL;
+    }
+    jsize cap = tl_head_cap > 0 ? tl_head_cap : 1024;
+    while ((size_t)cap < len) {
+        cap *= 2;
+    }
+    jbyteArray local = (*env)->NewByteArray(env, cap);
+    if (local == NULL) {
+        (*env)->ExceptionClear(env);
+        return NULL;
+    }
+    jbyteArray global = (*env)->NewGlobalRef(env, local);
+    (*env)->DeleteLocalRef(env, local);
+    if (global == NULL) {
+        (*env)->ExceptionClear(env);
+        return NULL;
+    }
+    head_array_release(env);
+    tl_head = global;
+    tl_head_cap = cap;
+    return global;
+}
 
 /* A byte buffer that starts on the stack and moves to the heap when it outgrows it. */
 typedef struct head_buf {
@@ -160,15 +217,25 @@ static void hb_str(head_buf *b, const char *s) {
     hb_put(b, s, strlen(s));
 }
 
+/* v in decimal (no snprintf: this runs for every request). */
+static void hb_num(head_buf *b, size_t v) {
+    char num[24];
+    char *e = num + sizeof num;
+    char *p = e;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    hb_put(b, p, (size_t)(e - p));
+}
+
 static void hb_addr(head_buf *b, int rc, const char *host, int port) {
-    char num[16];
-    if (rc < 0) {
+    if (rc < 0 || port < 0) {
         host = "0.0.0.0";
         port = 0;
     }
     hb_str(b, host);
-    int n = snprintf(num, sizeof num, "%d", port);
-    hb_put(b, num, (size_t)n);
+    hb_num(b, (size_t)port);
 }
 
 static void hb_headers(head_buf *b, const tachy_headers *h) {
@@ -182,10 +249,11 @@ static void hb_headers(head_buf *b, const tachy_headers *h) {
 
 /*
  * The request head in the layout TachyHttpExchange reads: NUL-terminated ISO-8859-1 fields
- * method, uri, protocol, remote host, remote port, local host, local port, the number N of
- * request header pairs, then N name/value pairs (names normalised by the core), then the
- * response headers the core has already set (HTTP/1.0 Connection/Keep-Alive, as the JDK
- * does before the handler runs) as name/value pairs until the end.
+ *   method, uri, protocol, P, then P name/value pairs: the response headers the core has
+ *     already set (HTTP/1.0 Connection/Keep-Alive, as the JDK does before the handler runs);
+ *   remote host, remote port, local host, local port, then the request header pairs (names
+ *     normalised by the core) until the end.
+ * Java reads the first part at once and keeps a copy of the second to decode on demand.
  */
 static void head_build(head_buf *b, tachy_exchange *ex) {
     char host[64];
@@ -194,16 +262,14 @@ static void head_build(head_buf *b, tachy_exchange *ex) {
     hb_str(b, tachy_exchange_request_method(ex));
     hb_str(b, tachy_exchange_request_uri(ex));
     hb_str(b, tachy_exchange_protocol(ex));
+    const tachy_headers *rsp = tachy_exchange_response_headers(ex);
+    hb_num(b, rsp != NULL ? tachy_headers_pairs(rsp) : 0);
+    hb_headers(b, rsp);
     rc = tachy_exchange_remote_address(ex, host, sizeof host, &port);
     hb_addr(b, rc, host, port);
     rc = tachy_exchange_local_address(ex, host, sizeof host, &port);
     hb_addr(b, rc, host, port);
-    const tachy_headers *req = tachy_exchange_request_headers(ex);
-    char num[24];
-    int n = snprintf(num, sizeof num, "%zu", req != NULL ? tachy_headers_pairs(req) : (size_t)0);
-    hb_put(b, num, (size_t)n);
-    hb_headers(b, req);
-    hb_headers(b, tachy_exchange_response_headers(ex));
+    hb_headers(b, tachy_exchange_request_headers(ex));
 }
 
 int tachy_jni__dispatch(tachy_exchange *ex, void *user) {
@@ -216,30 +282,23 @@ int tachy_jni__dispatch(tachy_exchange *ex, void *user) {
     head_buf b = {stack, 0, sizeof stack, 0, 0};
     head_build(&b, ex);
     int result = -1;
-    if (b.failed || (*env)->PushLocalFrame(env, 4) != 0) {
-        (*env)->ExceptionClear(env);
-        goto out;
-    }
-    jbyteArray head = (*env)->NewByteArray(env, (jsize)b.len);
+    jbyteArray head = b.failed ? NULL : head_array(env, b.len);
     if (head != NULL) {
+        /* In bounds by construction (the array holds at least b.len bytes): cannot throw. */
         (*env)->SetByteArrayRegion(env, head, 0, (jsize)b.len, (const jbyte *)b.p);
-    }
-    if (head != NULL && !(*env)->ExceptionCheck(env)) {
+        /* No local reference is created on this path (the array is a global reference), so
+         * the upcall needs no local frame of its own. */
         jint rc = (*env)->CallStaticIntMethod(env, g_native, g_dispatch, id,
-                                             (jlong)(intptr_t)ex, head);
+                                             (jlong)(intptr_t)ex, head, (jint)b.len);
         if (!(*env)->ExceptionCheck(env)) {
             result = rc < 0 ? -1 : 0;
+        } else {
+            /* Native.dispatch catches everything a handler throws; this is an Error raised
+             * in the bridge itself (OutOfMemoryError, ...): report it, close the connection. */
+            (*env)->ExceptionDescribe(env);
+            (*env)->ExceptionClear(env);
         }
     }
-    if ((*env)->ExceptionCheck(env)) {
-        /* Native.dispatch catches everything a handler throws; this is an Error raised in
-         * the bridge itself (OutOfMemoryError, ...): report it and close the connection. */
-        (*env)->ExceptionDescribe(env);
-        (*env)->ExceptionClear(env);
-        result = -1;
-    }
-    (*env)->PopLocalFrame(env, NULL);
-out:
     if (b.heap) {
         free(b.p);
     }
@@ -264,7 +323,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     if (tachy_jni__register_ws_natives(env) != 0) {
         return JNI_ERR;
     }
-    g_dispatch = (*env)->GetStaticMethodID(env, cls, "dispatch", "(IJ[B)I");
+    g_dispatch = (*env)->GetStaticMethodID(env, cls, "dispatch", "(IJ[BI)I");
     if (g_dispatch == NULL) {
         return JNI_ERR;
     }

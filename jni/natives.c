@@ -230,10 +230,9 @@ static jint JNICALL n_write(JNIEnv *env, jclass cls, jlong ex, jbyteArray b, jin
     jint done = 0;
     while (done < len) {
         jint n = len - done < (jint)sizeof buf ? len - done : (jint)sizeof buf;
+        /* Java checked [off, off+len) against the array (Objects.checkFromIndexSize):
+         * in bounds, so this cannot throw and needs no ExceptionCheck. */
         (*env)->GetByteArrayRegion(env, b, off + done, n, (jbyte *)buf);
-        if ((*env)->ExceptionCheck(env)) {
-            return TACHY_EINVAL; /* Java checked the bounds; this cannot happen */
-        }
         ssize_t w = tachy_exchange_write(PTR(tachy_exchange, ex), buf, (size_t)n);
         if (w < 0) {
             return (jint)w;
@@ -310,11 +309,8 @@ static jint JNICALL n_send_response_headers(JNIEnv *env, jclass cls, jlong jex, 
     }
     int rc = 0;
     if (hdrs_len > 0) {
+        /* hdrs_len <= hdrs.length (TachyHttpExchange passes an exact or larger array). */
         (*env)->GetByteArrayRegion(env, hdrs, 0, hdrs_len, (jbyte *)p);
-        if ((*env)->ExceptionCheck(env)) {
-            (*env)->ExceptionClear(env);
-            rc = TACHY_EINVAL;
-        }
     }
     if (rc == 0) {
         rc = headers_load(tachy_exchange_response_headers(ex), p, (size_t)hdrs_len);

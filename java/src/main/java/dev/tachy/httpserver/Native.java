@@ -141,12 +141,13 @@ final class Native {
     /* ---- upcalls (called from C; method IDs cached in JNI_OnLoad) ----------------------- */
 
     /**
-     * The C handler of every context: one call per request. head holds the request, see
+     * The C handler of every context: one call per request. head[0, len) holds the request
+     * (the calling thread's reusable array: read during the call, never kept), see
      * {@link TachyHttpExchange} for the layout. Returns 0, or -1 to have the connection closed
      * without a response (what the JDK does when a handler throws).
      */
-    static int dispatch(int contextId, long ex, byte[] head) {
-        return TachyHttpServer.dispatch(contextId, ex, head);
+    static int dispatch(int contextId, long ex, byte[] head, int len) {
+        return TachyHttpServer.dispatch(contextId, ex, head, len);
     }
 
     /** tachy_options.log: the core's diagnostics, into the JDK's logger. */

@@ -7,6 +7,8 @@ import com.sun.net.httpserver.HttpPrincipal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -16,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,11 +27,15 @@ import java.util.Objects;
 /**
  * An {@link HttpExchange} over a C tachy_exchange.
  *
- * <p>The request arrives in one byte[] (the only upcall of the request): NUL-terminated
- * ISO-8859-1 fields {@code method, uri, protocol, remote host, remote port, local host,
- * local port, N}, N request header {@code name, value} pairs, then the response headers the
- * core set before the handler (HTTP/1.0 Connection) as pairs until the end (jni/bridge.c,
- * head_build). The
+ * <p>The request arrives in one byte[] (the only upcall of the request; the connection
+ * thread's reusable array, valid only during the upcall): NUL-terminated ISO-8859-1 fields
+ * {@code method, uri, protocol, P}, P response header {@code name, value} pairs the core set
+ * before the handler (HTTP/1.0 Connection), then {@code remote host, remote port, local host,
+ * local port} and the request header {@code name, value} pairs until the end (jni/bridge.c,
+ * head_build). The first part is read at once (the method and protocol as shared constants
+ * when they are the usual ones); the second is copied and decoded only when the handler asks
+ * for the request headers or an address, and the URI is parsed only when asked for when the
+ * request-target is one java.net.URI certainly accepts ({@link #plainTarget}). The
  * response headers leave in one byte[] in {@link #sendResponseHeaders}. Body bytes cross with
  * array-region copies in read/write.
  *
@@ -42,8 +49,18 @@ final class TachyHttpExchange extends HttpExchange {
     private static final DateTimeFormatter DATE_FORMAT =
             DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss zzz", Locale.US)
                     .withZone(ZoneId.of("GMT"));
-    private static volatile long cachedDateSecond;
-    private static volatile String cachedDate;
+    /** The last Date formatted, with its second (one object: the pair is always consistent). */
+    private static volatile CachedDate cachedDate = new CachedDate(Long.MIN_VALUE, null);
+
+    private static final class CachedDate {
+        final long second;
+        final String text;
+
+        CachedDate(long second, String text) {
+            this.second = second;
+            this.text = text;
+        }
+    }
 
     /** JDK 20+ (JDK-8288109): setAttribute(name, null) removes; before, it throws NPE. */
     private static final boolean NULL_ATTRIBUTE_REMOVES = Runtime.version().feature() >= 20;
@@ -53,14 +70,15 @@ final class TachyHttpExchange extends HttpExchange {
     private long handle;
     private final String method;
     private final String rawUri;
-    private URI uri;
+    /** Parsed on demand for a plain request-target (see {@link #plainTarget}), else at once;
+     * null for a request-target java.net.URI refuses (then {@link #rejected}). */
+    private volatile URI uri;
+    private final boolean rejected;
     private final String protocol;
-    private final String remoteHost;
-    private final int remotePort;
-    private final String localHost;
-    private final int localPort;
-    private final RequestHeaders requestHeaders = new RequestHeaders();
-    private final Headers responseHeaders = new Headers();
+    /** Copy of the lazily decoded part of the head: addresses, then request headers. */
+    private final byte[] lazy;
+    private volatile RequestHeaders requestHeaders;
+    private final ResponseHeaders responseHeaders = new ResponseHeaders();
 
     private final RequestBody requestBody = new RequestBody();
     private final ResponseBody responseBody = new ResponseBody();
@@ -72,50 +90,236 @@ final class TachyHttpExchange extends HttpExchange {
     private volatile boolean closed;
     private volatile HttpPrincipal principal;
     private Map<String, Object> attributes;
-    private InetSocketAddress remoteAddress;
-    private InetSocketAddress localAddress;
+    private volatile InetSocketAddress remoteAddress;
+    private volatile InetSocketAddress localAddress;
+    /** In the server's pending set (the handler returned without closing). Guarded by this. */
+    private boolean pending;
+    /** Set (under this) once handle is 0 for good: lets the usual paths skip the lock. */
+    private volatile boolean ended;
 
-    TachyHttpExchange(TachyHttpContext context, long handle, byte[] head) {
-        this.context = context;
-        this.handle = handle;
-        int[] pos = {0};
-        method = field(head, pos);
-        rawUri = field(head, pos);
-        protocol = field(head, pos);
-        remoteHost = field(head, pos);
-        remotePort = Integer.parseInt(field(head, pos));
-        localHost = field(head, pos);
-        localPort = Integer.parseInt(field(head, pos));
-        int pairs = Integer.parseInt(field(head, pos));
-        for (int i = 0; i < pairs; i++) {
-            String name = field(head, pos);
-            requestHeaders.addParsed(name, field(head, pos));
-        }
-        requestHeaders.lock();
-        while (pos[0] < head.length) { // what the core put in the response already
-            String name = field(head, pos);
-            responseHeaders.add(name, field(head, pos));
-        }
+    private static final VarHandle REQUEST_HEADERS;
+
+    static {
         try {
-            uri = new URI(rawUri);
-        } catch (URISyntaxException e) {
-            uri = null;
+            REQUEST_HEADERS = MethodHandles.lookup()
+                    .findVarHandle(TachyHttpExchange.class, "requestHeaders", RequestHeaders.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 
-    private static String field(byte[] b, int[] pos) {
-        int start = pos[0];
-        int end = start;
-        while (end < b.length && b[end] != 0) {
-            end++;
+    /** head[0, len): the request head (layout above); read here, never kept. */
+    TachyHttpExchange(TachyHttpContext context, long handle, byte[] head, int len) {
+        this.context = context;
+        this.handle = handle;
+        int p = 0;
+        int e = end(head, p, len);
+        method = method(head, p, e - p);
+        p = e + 1;
+        e = end(head, p, len);
+        int uriStart = p;
+        int uriEnd = e;
+        rawUri = new String(head, p, e - p, StandardCharsets.ISO_8859_1);
+        p = e + 1;
+        e = end(head, p, len);
+        protocol = protocol(head, p, e - p);
+        p = e + 1;
+        e = end(head, p, len);
+        int pairs = parseInt(head, p, e);
+        p = e + 1;
+        for (int i = 0; i < pairs; i++) { // what the core put in the response already
+            e = end(head, p, len);
+            String name = new String(head, p, e - p, StandardCharsets.ISO_8859_1);
+            p = e + 1;
+            e = end(head, p, len);
+            responseHeaders.add(name, new String(head, p, e - p, StandardCharsets.ISO_8859_1));
+            p = e + 1;
         }
-        pos[0] = end + 1;
-        return new String(b, start, end - start, StandardCharsets.ISO_8859_1);
+        lazy = p < len ? Arrays.copyOfRange(head, p, len) : new byte[0];
+        if (plainTarget(head, uriStart, uriEnd)) {
+            rejected = false;
+        } else {
+            URI u;
+            try {
+                u = new URI(rawUri);
+            } catch (URISyntaxException x) {
+                u = null;
+            }
+            uri = u;
+            rejected = u == null;
+        }
+    }
+
+    /** Index of the NUL ending the field that starts at p (len if there is none). */
+    private static int end(byte[] b, int p, int len) {
+        while (p < len && b[p] != 0) {
+            p++;
+        }
+        return p;
+    }
+
+    private static int parseInt(byte[] b, int s, int e) {
+        if (s >= e) {
+            throw new IllegalArgumentException("malformed request head");
+        }
+        int v = 0;
+        for (int i = s; i < e; i++) {
+            int d = b[i] - '0';
+            if (d < 0 || d > 9 || v > (Integer.MAX_VALUE - d) / 10) {
+                throw new IllegalArgumentException("malformed request head");
+            }
+            v = v * 10 + d;
+        }
+        return v;
+    }
+
+    private static boolean is(byte[] b, int s, String lit) {
+        for (int i = 0; i < lit.length(); i++) {
+            if (b[s + i] != lit.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The method as a shared constant when it is a common one (no String per request). */
+    static String method(byte[] b, int s, int n) {
+        switch (n) {
+            case 3:
+                if (is(b, s, "GET")) {
+                    return "GET";
+                }
+                if (is(b, s, "PUT")) {
+                    return "PUT";
+                }
+                break;
+            case 4:
+                if (is(b, s, "POST")) {
+                    return "POST";
+                }
+                if (is(b, s, "HEAD")) {
+                    return "HEAD";
+                }
+                break;
+            case 5:
+                if (is(b, s, "PATCH")) {
+                    return "PATCH";
+                }
+                if (is(b, s, "TRACE")) {
+                    return "TRACE";
+                }
+                break;
+            case 6:
+                if (is(b, s, "DELETE")) {
+                    return "DELETE";
+                }
+                break;
+            case 7:
+                if (is(b, s, "OPTIONS")) {
+                    return "OPTIONS";
+                }
+                if (is(b, s, "CONNECT")) {
+                    return "CONNECT";
+                }
+                break;
+            default:
+                break;
+        }
+        return new String(b, s, n, StandardCharsets.ISO_8859_1);
+    }
+
+    static String protocol(byte[] b, int s, int n) {
+        if (n == 8 && is(b, s, "HTTP/1.")) {
+            if (b[s + 7] == '1') {
+                return "HTTP/1.1";
+            }
+            if (b[s + 7] == '0') {
+                return "HTTP/1.0";
+            }
+        }
+        return new String(b, s, n, StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * Bytes of a request-target java.net.URI accepts whatever surrounds them (RFC 2396
+     * unreserved and reserved characters but '#', brackets and '%'; '%' is checked apart).
+     */
+    private static final boolean[] PLAIN = new boolean[128];
+
+    static {
+        String ok = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                + "-_.!~*'()" + ":@&=+$," + ";/?";
+        for (int i = 0; i < ok.length(); i++) {
+            PLAIN[ok.charAt(i)] = true;
+        }
+    }
+
+    private static boolean hex(byte c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    }
+
+    /**
+     * Whether b[s, e) is an origin-form target that java.net.URI certainly parses: starts with
+     * one '/' (not "//", which URI reads as an authority), then only path and query
+     * characters of RFC 2396 (no fragment, no brackets, no non-ASCII) with every '%' followed
+     * by two hex digits. Such a target is parsed only when getRequestURI is called; any other
+     * is parsed at once, so a target URI refuses is still answered 400 before the handler.
+     */
+    static boolean plainTarget(byte[] b, int s, int e) {
+        if (s >= e || b[s] != '/' || (e - s > 1 && b[s + 1] == '/')) {
+            return false;
+        }
+        for (int i = s + 1; i < e; i++) {
+            int c = b[i];
+            if (c < 0 || !PLAIN[c]) {
+                if (c == '%' && i + 2 < e && hex(b[i + 1]) && hex(b[i + 2])) {
+                    i += 2;
+                    continue;
+                }
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Start of the field after the one starting at p in the lazy part. */
+    private int next(int p) {
+        return end(lazy, p, lazy.length) + 1;
+    }
+
+    private String lazyString(int p) {
+        return new String(lazy, p, end(lazy, p, lazy.length) - p, StandardCharsets.ISO_8859_1);
+    }
+
+    /** The address whose host is the field at p, its port the next one. */
+    private InetSocketAddress lazyAddress(int p) {
+        if (p >= lazy.length) {
+            return socketAddress("0.0.0.0", 0);
+        }
+        int q = next(p);
+        int port = q < lazy.length ? parseInt(lazy, q, end(lazy, q, lazy.length)) : 0;
+        return socketAddress(lazyString(p), port);
+    }
+
+    private RequestHeaders decodeRequestHeaders() {
+        RequestHeaders h = new RequestHeaders();
+        int p = next(next(next(next(0)))); // after the two addresses
+        int n = lazy.length;
+        while (p < n) {
+            String name = lazyString(p);
+            p = next(p);
+            String value = p < n ? lazyString(p) : "";
+            p = next(p);
+            h.addParsed(name, value);
+        }
+        h.lock();
+        RequestHeaders won = (RequestHeaders) REQUEST_HEADERS.compareAndExchange(this, null, h);
+        return won == null ? h : won;
     }
 
     /** The JDK refuses (400) a request-target that java.net.URI does not accept. */
     boolean rejected() {
-        return uri == null;
+        return rejected;
     }
 
     /** Answers as the JDK's ServerImpl.reject does; returns the C handler's result. */
@@ -147,9 +351,12 @@ final class TachyHttpExchange extends HttpExchange {
                 rc = Native.close(handle);
                 handle = 0;
             }
+            ended = true;
             uncount();
         }
-        context.tachyServer().pending.remove(this);
+        if (pending) {
+            context.tachyServer().pending.remove(this);
+        }
         return rc;
     }
 
@@ -157,6 +364,7 @@ final class TachyHttpExchange extends HttpExchange {
     synchronized void invalidate() {
         handle = 0;
         closed = true;
+        ended = true;
         uncount();
     }
 
@@ -173,6 +381,9 @@ final class TachyHttpExchange extends HttpExchange {
     /** Called when the handler returned normally: an exchange still open is tracked until
      * closed (by another thread); stop() counts it as in progress. */
     void handlerReturned() {
+        if (ended) {
+            return; // closed already (the usual case): handle is 0 for good
+        }
         synchronized (this) {
             if (handle != 0) {
                 // The connection thread now waits for close() from whichever thread has it.
@@ -181,6 +392,7 @@ final class TachyHttpExchange extends HttpExchange {
                     closed = true;
                     return;
                 }
+                pending = true;
                 context.tachyServer().pending.add(this);
             }
         }
@@ -219,7 +431,8 @@ final class TachyHttpExchange extends HttpExchange {
 
     @Override
     public Headers getRequestHeaders() {
-        return requestHeaders;
+        RequestHeaders h = requestHeaders;
+        return h != null ? h : decodeRequestHeaders();
     }
 
     @Override
@@ -229,7 +442,15 @@ final class TachyHttpExchange extends HttpExchange {
 
     @Override
     public URI getRequestURI() {
-        return uri;
+        URI u = uri;
+        if (u == null && !rejected) {
+            try {
+                uri = u = new URI(rawUri);
+            } catch (URISyntaxException e) { // plainTarget said it parses: cannot happen
+                throw new IllegalStateException("request-target " + rawUri, e);
+            }
+        }
+        return u;
     }
 
     @Override
@@ -281,7 +502,7 @@ final class TachyHttpExchange extends HttpExchange {
     public InetSocketAddress getRemoteAddress() {
         InetSocketAddress a = remoteAddress;
         if (a == null) {
-            remoteAddress = a = socketAddress(remoteHost, remotePort);
+            remoteAddress = a = lazyAddress(0);
         }
         return a;
     }
@@ -290,7 +511,7 @@ final class TachyHttpExchange extends HttpExchange {
     public InetSocketAddress getLocalAddress() {
         InetSocketAddress a = localAddress;
         if (a == null) {
-            localAddress = a = socketAddress(localHost, localPort);
+            localAddress = a = lazyAddress(next(next(0)));
         }
         return a;
     }
@@ -351,7 +572,7 @@ final class TachyHttpExchange extends HttpExchange {
         boolean informational = (rCode >= 100 && rCode < 200) || rCode == 204 || rCode == 304;
         long len = informational ? -1 : contentLen;
         boolean noContent;
-        String contentLength = null;
+        long contentLength = -1; // the Content-length the JDK sets, -1 for none
         boolean chunked = false;
         if (head || rCode == 304) {
             noContent = true;
@@ -361,15 +582,17 @@ final class TachyHttpExchange extends HttpExchange {
         } else {
             noContent = len == -1;
             if (!informational) {
-                contentLength = noContent ? "0" : Long.toString(len);
+                contentLength = noContent ? 0 : len;
             }
         }
         fixedLength = !noContent && !chunked && len > 0;
-        byte[] hdrs = serialise(contentLength != null, chunked);
+        byte[] hdrs = serialise(contentLength >= 0, chunked);
         int rc;
         synchronized (this) {
-            long h = live();
-            rc = Native.sendResponseHeaders(h, rCode, contentLen, hdrs, hdrs.length);
+            if (handle == 0) {
+                throw new IOException("stream is closed");
+            }
+            rc = Native.sendResponseHeaders(handle, rCode, contentLen, hdrs, hdrs.length);
         }
         if (rc < 0) {
             if (rc == Native.EBADHEADER) {
@@ -382,13 +605,8 @@ final class TachyHttpExchange extends HttpExchange {
         }
         responseCode = rCode;
         headersSent = true;
-        responseHeaders.set("Date", date());
-        if (contentLength != null) {
-            responseHeaders.set("Content-length", contentLength);
-        }
-        if (chunked) {
-            responseHeaders.set("Transfer-encoding", "chunked");
-        }
+        // Date, Content-length / Transfer-encoding: set as the JDK sets them, on first look.
+        responseHeaders.sent(System.currentTimeMillis(), contentLength, chunked);
         if (noContent) {
             responseBody.noBody = true;
             close();
@@ -432,28 +650,28 @@ final class TachyHttpExchange extends HttpExchange {
         return p == out.length ? out : java.util.Arrays.copyOf(out, p);
     }
 
+    @SuppressWarnings("deprecation")
     private static int put(byte[] out, int p, String s) {
         int n = s.length();
         out[p] = (byte) (n >>> 24);
         out[p + 1] = (byte) (n >>> 16);
         out[p + 2] = (byte) (n >>> 8);
         out[p + 3] = (byte) n;
-        p += 4;
-        for (int i = 0; i < n; i++) {
-            out[p++] = (byte) s.charAt(i); // the JDK down-casts chars the same way
-        }
-        return p;
+        // The low 8 bits of every char, as the JDK writes header bytes (one array copy for a
+        // Latin-1 string).
+        s.getBytes(0, n, out, p + 4);
+        return p + 4 + n;
     }
 
-    private static String date() {
-        long now = System.currentTimeMillis() / 1000;
-        String d = cachedDate;
-        if (d == null || now != cachedDateSecond) {
-            d = DATE_FORMAT.format(Instant.ofEpochSecond(now));
-            cachedDate = d;
-            cachedDateSecond = now;
+    /** The Date header value for the epoch millisecond at (cached per second). */
+    static String date(long at) {
+        long second = Math.floorDiv(at, 1000L);
+        CachedDate c = cachedDate;
+        if (c.second != second) {
+            c = new CachedDate(second, DATE_FORMAT.format(Instant.ofEpochSecond(second)));
+            cachedDate = c;
         }
-        return d;
+        return c.text;
     }
 
     /**
@@ -464,6 +682,9 @@ final class TachyHttpExchange extends HttpExchange {
      */
     @Override
     public void close() {
+        if (closed) {
+            return; // closed is only ever set to true: the locked check below decides races
+        }
         synchronized (this) {
             if (closed) {
                 return;
@@ -524,7 +745,11 @@ final class TachyHttpExchange extends HttpExchange {
             }
             int n;
             synchronized (TachyHttpExchange.this) {
-                n = Native.read(live(), b, off, len);
+                long h = handle;
+                if (h == 0) {
+                    throw new IOException("stream is closed");
+                }
+                n = Native.read(h, b, off, len);
             }
             if (n == 0) {
                 return -1;
@@ -600,7 +825,11 @@ final class TachyHttpExchange extends HttpExchange {
             }
             int rc;
             synchronized (TachyHttpExchange.this) {
-                rc = Native.write(live(), b, off, len);
+                long h = handle;
+                if (h == 0) {
+                    throw new IOException("stream is closed");
+                }
+                rc = Native.write(h, b, off, len);
             }
             Native.check(rc);
         }

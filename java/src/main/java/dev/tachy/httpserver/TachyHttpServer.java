@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * An {@link HttpServer} whose sockets, threads and HTTP/1.1 protocol are tachy's C core
@@ -66,8 +67,6 @@ public final class TachyHttpServer extends HttpServer {
     /** Exchanges a handler returned from without closing them (closed later, elsewhere);
      * what stop() counts as exchanges in progress. */
     final Set<TachyHttpExchange> pending = ConcurrentHashMap.newKeySet();
-    /** Requests inside their upcall right now. */
-    private final AtomicInteger inFlight = new AtomicInteger();
     /** Exchanges created and not yet closed (what the JDK's stop counts as in progress). */
     final AtomicInteger openExchanges = new AtomicInteger();
 
@@ -437,14 +436,14 @@ public final class TachyHttpServer extends HttpServer {
     private static final ClassLoader APP_LOADER = ClassLoader.getSystemClassLoader();
 
     /** Native.dispatch: runs on the connection's (attached) native thread. */
-    static int dispatch(int contextId, long ex, byte[] head) {
+    static int dispatch(int contextId, long ex, byte[] head, int len) {
         TachyHttpContext ctx = TachyHttpContext.lookup(contextId);
         if (ctx == null) {
             return -1; // removed while this request was being routed to it
         }
         TachyHttpExchange x;
         try {
-            x = new TachyHttpExchange(ctx, ex, head);
+            x = new TachyHttpExchange(ctx, ex, head, len);
         } catch (RuntimeException e) {
             LOGGER.log(Level.TRACE, "tachy: malformed request", e);
             return -1;
@@ -459,14 +458,9 @@ public final class TachyHttpServer extends HttpServer {
             // threads have the application class loader (ServiceLoader, JNDI, ... rely on it).
             self.setContextClassLoader(APP_LOADER);
         }
-        srv.inFlight.incrementAndGet();
         srv.openExchanges.incrementAndGet();
         x.counted = true;
-        try {
-            return srv.run(ctx, x);
-        } finally {
-            srv.inFlight.decrementAndGet();
-        }
+        return srv.run(ctx, x);
     }
 
     private int run(TachyHttpContext ctx, TachyHttpExchange x) {
@@ -501,22 +495,25 @@ public final class TachyHttpServer extends HttpServer {
             LOGGER.log(Level.ERROR, "ServerImpl.Exchange", t);
             return x.afterFailure();
         } finally {
-            if (outer == null) {
-                IN_HANDLER.remove();
-            } else {
-                IN_HANDLER.set(outer);
-            }
+            // set(null) rather than remove(): the connection thread keeps its entry (cheaper
+            // than removing and re-inserting it for every request), and null holds nothing.
+            IN_HANDLER.set(outer);
         }
         x.handlerReturned();
         return 0;
     }
 
-    /** The exchange handed to an executor; the connection thread waits in await. */
+    /**
+     * The exchange handed to an executor; the connection thread waits in await. The hand-back
+     * is a volatile write and LockSupport.unpark of the connection thread (no monitor: a
+     * wait() inflates the Task's monitor for every request).
+     */
     private final class Task implements Runnable {
         private final TachyHttpContext ctx;
         private final TachyHttpExchange x;
-        private boolean done;
-        private int result;
+        private final Thread waiter = Thread.currentThread();
+        private volatile boolean done;
+        private int result; // written before done, read after
 
         Task(TachyHttpContext ctx, TachyHttpExchange x) {
             this.ctx = ctx;
@@ -529,20 +526,19 @@ public final class TachyHttpServer extends HttpServer {
             try {
                 r = invoke(ctx, x);
             } finally {
-                synchronized (this) {
-                    result = r;
-                    done = true;
-                    notifyAll();
-                }
+                result = r;
+                done = true;
+                LockSupport.unpark(waiter);
             }
         }
 
-        synchronized int await() {
+        int await() {
+            // Interrupts do not end the wait (the connection thread must see the handler
+            // return); a spurious or interrupt wake-up parks again.
             boolean interrupted = false;
             while (!done) {
-                try {
-                    wait();
-                } catch (InterruptedException ie) {
+                LockSupport.park(this);
+                if (Thread.interrupted()) {
                     interrupted = true;
                 }
             }
