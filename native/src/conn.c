@@ -60,11 +60,18 @@ static int send_iov(tachy__conn *c, struct iovec *iov, int cnt) {
     if (c->xp)
         return c->xp->writev(c, iov, cnt); /* TLS: one SSL_write per iovec, one send */
     while (cnt > 0) {
-        struct msghdr msg;
-        memset(&msg, 0, sizeof msg);
-        msg.msg_iov = iov;
-        msg.msg_iovlen = (size_t)cnt;
-        ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+        ssize_t n;
+        if (cnt == 1) {
+            /* The usual case (a response head and a small body share wbuf): send() takes
+             * the kernel's short path, without importing a msghdr and an iovec array. */
+            n = tachy__send(c->fd, iov->iov_base, iov->iov_len, MSG_NOSIGNAL);
+        } else {
+            struct msghdr msg;
+            memset(&msg, 0, sizeof msg);
+            msg.msg_iov = iov;
+            msg.msg_iovlen = (size_t)cnt;
+            n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+        }
         atomic_fetch_add_explicit(&c->srv->st_writes, 1, memory_order_relaxed);
         if (n < 0) {
             if (errno == EINTR)
@@ -132,7 +139,7 @@ static ssize_t read_into_rbuf(tachy__conn *c, int flags) {
         return n;
     }
     for (;;) {
-        ssize_t n = recv(c->fd, c->rbuf.data + c->rbuf.len, space, flags);
+        ssize_t n = tachy__recv(c->fd, c->rbuf.data + c->rbuf.len, space, flags);
         if (n > 0) {
             atomic_fetch_add_explicit(&c->srv->st_reads, 1, memory_order_relaxed);
             c->rbuf.len += (size_t)n;

@@ -9,8 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <tachy/tachy.h>
+#include <unistd.h>
 
 #define TACHY__UNUSED(x) ((void)(x))
 #define TACHY__MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -45,6 +47,20 @@ static inline int tachy__buf_append(tachy__buf *b, const void *p, size_t n) {
 }
 /* Appends a NUL-terminated string (without the NUL). */
 int tachy__buf_append_str(tachy__buf *b, const char *s);
+/*
+ * recv() and send() on the request path, without glibc's cancellation wrappers: in a
+ * multi-threaded process each cancellable call enables and disables asynchronous
+ * cancellation around the system call (two atomic read-modify-writes, a few percent of a
+ * keep-alive request's CPU in perf). tachy never cancels threads, and a JNI-attached
+ * thread must not be cancelled anyway. Same results and errno as recv()/send().
+ */
+static inline ssize_t tachy__recv(int fd, void *buf, size_t len, int flags) {
+    return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
+}
+static inline ssize_t tachy__send(int fd, const void *buf, size_t len, int flags) {
+    return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
+}
+
 /* Writes v in decimal at p (at most 20 bytes, no NUL) and returns how many. */
 static inline size_t tachy__format_u64(char *p, uint64_t v) {
     char tmp[20]; /* UINT64_MAX has 20 digits */
