@@ -79,8 +79,9 @@ static pthread_once_t bio_once = PTHREAD_ONCE_INIT;
 static int out_flush(tls_conn *t) {
     tachy__buf *o = &t->out;
     while (tachy__buf_size(o) > 0) {
-        ssize_t n = send(t->fd, o->data + o->off, tachy__buf_size(o), MSG_NOSIGNAL);
+        /* Counted before the call: whatever a client has received is already counted. */
         atomic_fetch_add_explicit(&t->c->srv->st_writes, 1, memory_order_relaxed);
+        ssize_t n = send(t->fd, o->data + o->off, tachy__buf_size(o), MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -109,8 +110,8 @@ static int bio_write(BIO *b, const char *data, int len) {
         return len;
     }
     for (;;) {
-        ssize_t n = send(t->fd, data, (size_t)len, MSG_NOSIGNAL | t->io_flags);
         atomic_fetch_add_explicit(&t->c->srv->st_writes, 1, memory_order_relaxed);
+        ssize_t n = send(t->fd, data, (size_t)len, MSG_NOSIGNAL | t->io_flags);
         if (n >= 0)
             return (int)n;
         if (errno == EINTR)
