@@ -34,6 +34,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -42,6 +43,173 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+
+/*
+ * ---- OpenSSL, loaded when HTTPS is first configured ----------------------------------
+ *
+ * libtachy does not link libssl/libcrypto: merely loading them costs a process about
+ * 1.5 MiB of RSS (measured on tachy-hello: the dynamic linker reads libcrypto's symbol
+ * tables and relocates its data) and makes them a hard runtime dependency of every plain
+ * HTTP server. The first tachy_tls_config_create() dlopen()s the libssl this file was
+ * compiled against and resolves the functions below; from then on the names used in this
+ * file are those pointers (the #defines after the table). Every OpenSSL function tls.c
+ * calls - including those OpenSSL's own macros expand to - must be in TACHY_OPENSSL_FNS: a
+ * missing one is an undefined reference when linking, never a silent direct call.
+ * OpenSSL's static inline helpers (sk_X509_*...) would call the real symbols, so tls.c
+ * does not use them.
+ */
+#define TACHY_OPENSSL_FNS(X) \
+    X(BIO_clear_flags) \
+    X(BIO_free) \
+    X(BIO_get_data) \
+    X(BIO_get_new_index) \
+    X(BIO_meth_free) \
+    X(BIO_meth_new) \
+    X(BIO_meth_set_create) \
+    X(BIO_meth_set_ctrl) \
+    X(BIO_meth_set_destroy) \
+    X(BIO_meth_set_read) \
+    X(BIO_meth_set_write) \
+    X(BIO_new) \
+    X(BIO_new_mem_buf) \
+    X(BIO_set_data) \
+    X(BIO_set_flags) \
+    X(BIO_set_init) \
+    X(ERR_clear_error) \
+    X(ERR_error_string_n) \
+    X(ERR_peek_last_error) \
+    X(EVP_PKEY_free) \
+    X(OPENSSL_cleanse) \
+    X(PEM_read_bio_PrivateKey) \
+    X(PEM_read_bio_X509) \
+    X(PEM_read_bio_X509_AUX) \
+    X(SSL_CIPHER_get_name) \
+    X(SSL_CIPHER_standard_name) \
+    X(SSL_CTX_ctrl) \
+    X(SSL_CTX_free) \
+    X(SSL_CTX_new) \
+    X(SSL_CTX_set_alpn_select_cb) \
+    X(SSL_CTX_set_cipher_list) \
+    X(SSL_CTX_set_ciphersuites) \
+    X(SSL_CTX_set_options) \
+    X(SSL_CTX_set_session_id_context) \
+    X(SSL_CTX_use_PrivateKey) \
+    X(SSL_CTX_use_certificate) \
+    X(SSL_free) \
+    X(SSL_get0_alpn_selected) \
+    X(SSL_get_current_cipher) \
+    X(SSL_get_error) \
+    X(SSL_get_servername) \
+    X(SSL_get_version) \
+    X(SSL_is_init_finished) \
+    X(SSL_new) \
+    X(SSL_pending) \
+    X(SSL_read_ex) \
+    X(SSL_select_next_proto) \
+    X(SSL_set_accept_state) \
+    X(SSL_set_bio) \
+    X(SSL_shutdown) \
+    X(SSL_write_ex) \
+    X(TLS_server_method) \
+    X(X509_check_private_key) \
+    X(X509_free)
+
+static struct {
+#define X(f) __typeof__(f) *f;
+    TACHY_OPENSSL_FNS(X)
+#undef X
+} ossl;
+
+static pthread_once_t ossl_once = PTHREAD_ONCE_INIT;
+static int ossl_rc = TACHY_ETLS;
+static char ossl_error[256];
+
+static void ossl_load(void) {
+#define TACHY__STR2(x) #x
+#define TACHY__STR(x) TACHY__STR2(x)
+    const char *name = "libssl.so." TACHY__STR(OPENSSL_SHLIB_VERSION);
+    /* RTLD_NODELETE: a pointer resolved here stays valid for the life of the process. */
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!h) {
+        snprintf(ossl_error, sizeof ossl_error, "cannot load %s: %s", name, dlerror());
+        return;
+    }
+#define X(f)                                                                                       \
+    if (!(*(void **)&ossl.f = dlsym(h, #f))) {                                                     \
+        snprintf(ossl_error, sizeof ossl_error, "%s has no %s", name, #f);                          \
+        return;                                                                                    \
+    }
+    TACHY_OPENSSL_FNS(X)
+#undef X
+    ossl_rc = 0;
+}
+
+/* 0 once OpenSSL is usable, else TACHY_ETLS (the reason is logged once, to stderr: there
+ * is no server yet to log through). Any thread. */
+static int ossl_ready(void) {
+    pthread_once(&ossl_once, ossl_load);
+    if (ossl_rc < 0) {
+        static atomic_int told;
+        if (!atomic_exchange(&told, 1))
+            fprintf(stderr, "tachy: HTTPS unavailable: %s\n", ossl_error);
+    }
+    return ossl_rc;
+}
+
+#define BIO_clear_flags (ossl.BIO_clear_flags)
+#define BIO_free (ossl.BIO_free)
+#define BIO_get_data (ossl.BIO_get_data)
+#define BIO_get_new_index (ossl.BIO_get_new_index)
+#define BIO_meth_free (ossl.BIO_meth_free)
+#define BIO_meth_new (ossl.BIO_meth_new)
+#define BIO_meth_set_create (ossl.BIO_meth_set_create)
+#define BIO_meth_set_ctrl (ossl.BIO_meth_set_ctrl)
+#define BIO_meth_set_destroy (ossl.BIO_meth_set_destroy)
+#define BIO_meth_set_read (ossl.BIO_meth_set_read)
+#define BIO_meth_set_write (ossl.BIO_meth_set_write)
+#define BIO_new (ossl.BIO_new)
+#define BIO_new_mem_buf (ossl.BIO_new_mem_buf)
+#define BIO_set_data (ossl.BIO_set_data)
+#define BIO_set_flags (ossl.BIO_set_flags)
+#define BIO_set_init (ossl.BIO_set_init)
+#define ERR_clear_error (ossl.ERR_clear_error)
+#define ERR_error_string_n (ossl.ERR_error_string_n)
+#define ERR_peek_last_error (ossl.ERR_peek_last_error)
+#define EVP_PKEY_free (ossl.EVP_PKEY_free)
+#define OPENSSL_cleanse (ossl.OPENSSL_cleanse)
+#define PEM_read_bio_PrivateKey (ossl.PEM_read_bio_PrivateKey)
+#define PEM_read_bio_X509 (ossl.PEM_read_bio_X509)
+#define PEM_read_bio_X509_AUX (ossl.PEM_read_bio_X509_AUX)
+#define SSL_CIPHER_get_name (ossl.SSL_CIPHER_get_name)
+#define SSL_CIPHER_standard_name (ossl.SSL_CIPHER_standard_name)
+#define SSL_CTX_ctrl (ossl.SSL_CTX_ctrl)
+#define SSL_CTX_free (ossl.SSL_CTX_free)
+#define SSL_CTX_new (ossl.SSL_CTX_new)
+#define SSL_CTX_set_alpn_select_cb (ossl.SSL_CTX_set_alpn_select_cb)
+#define SSL_CTX_set_cipher_list (ossl.SSL_CTX_set_cipher_list)
+#define SSL_CTX_set_ciphersuites (ossl.SSL_CTX_set_ciphersuites)
+#define SSL_CTX_set_options (ossl.SSL_CTX_set_options)
+#define SSL_CTX_set_session_id_context (ossl.SSL_CTX_set_session_id_context)
+#define SSL_CTX_use_PrivateKey (ossl.SSL_CTX_use_PrivateKey)
+#define SSL_CTX_use_certificate (ossl.SSL_CTX_use_certificate)
+#define SSL_free (ossl.SSL_free)
+#define SSL_get0_alpn_selected (ossl.SSL_get0_alpn_selected)
+#define SSL_get_current_cipher (ossl.SSL_get_current_cipher)
+#define SSL_get_error (ossl.SSL_get_error)
+#define SSL_get_servername (ossl.SSL_get_servername)
+#define SSL_get_version (ossl.SSL_get_version)
+#define SSL_is_init_finished (ossl.SSL_is_init_finished)
+#define SSL_new (ossl.SSL_new)
+#define SSL_pending (ossl.SSL_pending)
+#define SSL_read_ex (ossl.SSL_read_ex)
+#define SSL_select_next_proto (ossl.SSL_select_next_proto)
+#define SSL_set_accept_state (ossl.SSL_set_accept_state)
+#define SSL_set_bio (ossl.SSL_set_bio)
+#define SSL_shutdown (ossl.SSL_shutdown)
+#define SSL_write_ex (ossl.SSL_write_ex)
+#define TLS_server_method (ossl.TLS_server_method)
+#define X509_check_private_key (ossl.X509_check_private_key)
+#define X509_free (ossl.X509_free)
 
 #define CORK_FLUSH_AT (64 * 1024) /* collected records leave once this much is waiting */
 #define CORK_KEEP (32 * 1024)     /* a larger collection buffer is freed after the flush */
@@ -520,6 +688,8 @@ TACHY_API int tachy_tls_config_create(tachy_tls_config **out) {
     if (!out)
         return TACHY_EINVAL;
     *out = NULL;
+    if (ossl_ready() < 0)
+        return TACHY_ETLS;
     tachy_tls_config *cfg = calloc(1, sizeof *cfg);
     if (!cfg)
         return TACHY_ENOMEM;
@@ -562,11 +732,12 @@ static int load_pem(tachy_tls_config *cfg, const void *cert, size_t cert_len, co
         return TACHY_EINVAL;
     int rc = 0;
     X509 *leaf = NULL;
-    STACK_OF(X509) *chain = sk_X509_new_null();
+    X509 **chain = NULL; /* intermediates, in file order */
+    size_t nchain = 0, chain_cap = 0;
     EVP_PKEY *pkey = NULL;
     BIO *cb = BIO_new_mem_buf(cert, (int)cert_len);
     BIO *kb = BIO_new_mem_buf(key, (int)key_len);
-    if (!chain || !cb || !kb) {
+    if (!cb || !kb) {
         rc = TACHY_ENOMEM;
         goto out;
     }
@@ -579,11 +750,18 @@ static int load_pem(tachy_tls_config *cfg, const void *cert, size_t cert_len, co
         X509 *x = PEM_read_bio_X509(cb, NULL, NULL, (void *)"");
         if (!x)
             break; /* end of the file (or trailing non-certificate text) */
-        if (!sk_X509_push(chain, x)) {
-            X509_free(x);
-            rc = TACHY_ENOMEM;
-            goto out;
+        if (nchain == chain_cap) {
+            size_t cap = chain_cap ? chain_cap * 2 : 4;
+            X509 **grown = realloc(chain, cap * sizeof *grown);
+            if (!grown) {
+                X509_free(x);
+                rc = TACHY_ENOMEM;
+                goto out;
+            }
+            chain = grown;
+            chain_cap = cap;
         }
+        chain[nchain++] = x;
     }
     /* A NULL callback with a password makes OpenSSL use it; "" for none keeps OpenSSL from
      * prompting on the terminal for an encrypted key. */
@@ -602,8 +780,8 @@ static int load_pem(tachy_tls_config *cfg, const void *cert, size_t cert_len, co
         goto out;
     }
     SSL_CTX_clear_chain_certs(cfg->ctx);
-    for (int i = 0; i < sk_X509_num(chain); i++) {
-        if (SSL_CTX_add1_chain_cert(cfg->ctx, sk_X509_value(chain, i)) != 1) {
+    for (size_t i = 0; i < nchain; i++) {
+        if (SSL_CTX_add1_chain_cert(cfg->ctx, chain[i]) != 1) {
             rc = TACHY_ENOMEM;
             goto out;
         }
@@ -614,7 +792,9 @@ out:
     BIO_free(cb);
     BIO_free(kb);
     X509_free(leaf);
-    sk_X509_pop_free(chain, X509_free);
+    for (size_t i = 0; i < nchain; i++)
+        X509_free(chain[i]);
+    free(chain);
     EVP_PKEY_free(pkey);
     return rc;
 }

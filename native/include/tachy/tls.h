@@ -49,7 +49,9 @@ enum tachy_tls_version { TACHY_TLS_1_2 = 0x0303, TACHY_TLS_1_3 = 0x0304 };
 /*
  * Creates an empty configuration with the defaults above. The caller owns *out and frees
  * it with tachy_tls_config_free. Errors: TACHY_EINVAL, TACHY_ENOMEM, TACHY_ETLS (OpenSSL
- * could not create a context). Any thread.
+ * could not create a context, or libssl could not be loaded: libtachy loads the libssl it
+ * was built against (libssl.so.3) at the first call, so plain HTTP servers never load it;
+ * the reason is printed once to stderr). Any thread.
  */
 TACHY_API int tachy_tls_config_create(tachy_tls_config **out);
 
