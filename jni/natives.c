@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PTR(type, j) ((type *)(intptr_t)(j))
 #define COPY_CHUNK 16384 /* bytes copied per array-region call */
@@ -292,8 +293,10 @@ static int headers_load(tachy_headers *h, const unsigned char *p, size_t len) {
     return 0;
 }
 
-static jint JNICALL n_send_response_headers(JNIEnv *env, jclass cls, jlong jex, jint code,
-                                            jlong len, jbyteArray hdrs, jint hdrs_len) {
+/* Returns a negative code, or the epoch second the headers were sent at (time(): the coarse
+ * wall clock, a vDSO memory read) for the Date value Java records. */
+static jlong JNICALL n_send_response_headers(JNIEnv *env, jclass cls, jlong jex, jint code,
+                                             jlong len, jbyteArray hdrs, jint hdrs_len) {
     (void)cls;
     tachy_exchange *ex = PTR(tachy_exchange, jex);
     unsigned char stack[2048];
@@ -321,7 +324,12 @@ static jint JNICALL n_send_response_headers(JNIEnv *env, jclass cls, jlong jex, 
     if (rc < 0) {
         return rc;
     }
-    return tachy_exchange_send_response_headers(ex, code, len);
+    rc = tachy_exchange_send_response_headers(ex, code, len);
+    if (rc < 0) {
+        return rc;
+    }
+    time_t now = time(NULL);
+    return now > 0 ? (jlong)now : 0;
 }
 
 static jint JNICALL n_close(JNIEnv *env, jclass cls, jlong ex) {
@@ -366,7 +374,7 @@ static const JNINativeMethod k_methods[] = {
     M("available", "(J)I", n_available),
     M("write", "(J[BII)I", n_write),
     M("flush", "(J)I", n_flush),
-    M("sendResponseHeaders", "(JIJ[BI)I", n_send_response_headers),
+    M("sendResponseHeaders", "(JIJ[BI)J", n_send_response_headers),
     M("close", "(J)I", n_close),
     M("defer", "(J)I", n_defer),
     M("requestBodyClose", "(J)I", n_request_body_close),

@@ -124,10 +124,12 @@ final class Native {
     static native int flush(long ex);
 
     /**
-     * Replaces the C response headers with the serialised ones (see
-     * {@link TachyHttpExchange#serialise}) and sends the response headers.
+     * Replaces the C response headers with the serialised ones in hdrs[0, hdrsLen) (see
+     * {@link TachyHttpExchange#serialise}) and sends the response headers. Returns a negative
+     * code, or on success the wall-clock second (epoch) at which they were sent: the time of
+     * the Date header the JDK records in the response headers.
      */
-    static native int sendResponseHeaders(long ex, int code, long len, byte[] hdrs, int hdrsLen);
+    static native long sendResponseHeaders(long ex, int code, long len, byte[] hdrs, int hdrsLen);
 
     static native int close(long ex);
 

@@ -36,7 +36,9 @@ final class ResponseHeaders extends Headers {
         }
     }
 
-    /** Epoch millisecond at which the response headers were sent; 0 = nothing pending. */
+    /** Whether Date and the framing header are still to be put in. */
+    private boolean pending;
+    /** Epoch millisecond at which the response headers were sent. */
     private long sentAt;
     /** The Content-length value the JDK sets, or -1 for none. */
     private long contentLengthValue = -1;
@@ -44,6 +46,7 @@ final class ResponseHeaders extends Headers {
 
     /** Records what sendResponseHeaders sets (len >= 0: Content-length, chunked: TE). */
     void sent(long now, long len, boolean chunkedBody) {
+        pending = true;
         sentAt = now;
         contentLengthValue = len;
         chunked = chunkedBody;
@@ -51,10 +54,9 @@ final class ResponseHeaders extends Headers {
 
     /** Puts the pending headers in, in the JDK's order (Date, then the framing header). */
     private void settle() {
-        if (sentAt != 0) {
-            long at = sentAt;
-            sentAt = 0;
-            super.set("Date", TachyHttpExchange.date(at));
+        if (pending) {
+            pending = false; // first: super.set calls put, which comes back here
+            super.set("Date", TachyHttpExchange.date(sentAt));
             if (contentLengthValue >= 0) {
                 super.set("Content-length", Long.toString(contentLengthValue));
             }

@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpPrincipal;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +74,37 @@ public final class TachyHttpContext extends HttpContext {
     private volatile Authenticator authenticator;
     /** The tachy_context, 0 once removed. Guarded by the server's lock. */
     long nativeHandle;
+    /** The last request-target decoded for this context (see {@link #target}). */
+    private volatile Target lastTarget;
+
+    /** A request-target's bytes, its String and whether it is plain (immutable). */
+    static final class Target {
+        final byte[] bytes;
+        final String text;
+        final boolean plain;
+
+        Target(byte[] bytes, String text, boolean plain) {
+            this.bytes = bytes;
+            this.text = text;
+            this.plain = plain;
+        }
+    }
+
+    /**
+     * The request-target b[s, e) decoded: the one cached here when it is the same as the last
+     * one (requests to one context often repeat their target), else a new one that replaces it.
+     */
+    Target target(byte[] b, int s, int e) {
+        Target t = lastTarget;
+        if (t != null && Arrays.equals(t.bytes, 0, t.bytes.length, b, s, e)) {
+            return t;
+        }
+        t = new Target(Arrays.copyOfRange(b, s, e),
+                new String(b, s, e - s, StandardCharsets.ISO_8859_1),
+                TachyHttpExchange.plainTarget(b, s, e));
+        lastTarget = t;
+        return t;
+    }
 
     TachyHttpContext(TachyHttpServer server, String path, HttpHandler handler) {
         if (path == null || path.isEmpty() || path.charAt(0) != '/') {

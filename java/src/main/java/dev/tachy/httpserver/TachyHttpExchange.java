@@ -117,9 +117,8 @@ final class TachyHttpExchange extends HttpExchange {
         method = method(head, p, e - p);
         p = e + 1;
         e = end(head, p, len);
-        int uriStart = p;
-        int uriEnd = e;
-        rawUri = new String(head, p, e - p, StandardCharsets.ISO_8859_1);
+        TachyHttpContext.Target target = context.target(head, p, e);
+        rawUri = target.text;
         p = e + 1;
         e = end(head, p, len);
         protocol = protocol(head, p, e - p);
@@ -136,7 +135,7 @@ final class TachyHttpExchange extends HttpExchange {
             p = e + 1;
         }
         lazy = p < len ? Arrays.copyOfRange(head, p, len) : new byte[0];
-        if (plainTarget(head, uriStart, uriEnd)) {
+        if (target.plain) {
             rejected = false;
         } else {
             URI u;
@@ -560,6 +559,9 @@ final class TachyHttpExchange extends HttpExchange {
      * updates it (Date, Content-length or Transfer-encoding set after sending) and, for a
      * response without body, the exchange is closed as the JDK does.
      */
+    /** Bytes of the array the last serialise returned that hold headers. */
+    private int serialisedLength;
+
     /** The response body has a fixed length (sendResponseHeaders with len > 0). */
     private volatile boolean fixedLength;
 
@@ -587,14 +589,15 @@ final class TachyHttpExchange extends HttpExchange {
         }
         fixedLength = !noContent && !chunked && len > 0;
         byte[] hdrs = serialise(contentLength >= 0, chunked);
-        int rc;
+        long r;
         synchronized (this) {
             if (handle == 0) {
                 throw new IOException("stream is closed");
             }
-            rc = Native.sendResponseHeaders(handle, rCode, contentLen, hdrs, hdrs.length);
+            r = Native.sendResponseHeaders(handle, rCode, contentLen, hdrs, serialisedLength);
         }
-        if (rc < 0) {
+        if (r < 0) {
+            int rc = (int) r;
             if (rc == Native.EBADHEADER) {
                 throw new IllegalArgumentException("illegal character in a response header");
             }
@@ -606,7 +609,7 @@ final class TachyHttpExchange extends HttpExchange {
         responseCode = rCode;
         headersSent = true;
         // Date, Content-length / Transfer-encoding: set as the JDK sets them, on first look.
-        responseHeaders.sent(System.currentTimeMillis(), contentLength, chunked);
+        responseHeaders.sent(r * 1000, contentLength, chunked); // r: the second the core sent at
         if (noContent) {
             responseBody.noBody = true;
             close();
@@ -619,35 +622,42 @@ final class TachyHttpExchange extends HttpExchange {
      * and so are the framing headers the JDK overwrites in this response.
      */
     private byte[] serialise(boolean skipContentLength, boolean skipTransferEncoding) {
-        int size = 0;
-        for (Map.Entry<String, List<String>> e : responseHeaders.entrySet()) {
-            List<String> values = e.getValue();
-            if (values == null) {
-                continue;
-            }
-            for (String v : values) {
-                size += 8 + e.getKey().length() + (v == null ? 0 : v.length());
-            }
-        }
-        byte[] out = new byte[size];
+        byte[] out = new byte[256];
         int p = 0;
         for (Map.Entry<String, List<String>> e : responseHeaders.entrySet()) {
             String name = e.getKey();
-            if (name.equalsIgnoreCase("Date")
-                    || (skipContentLength && name.equalsIgnoreCase("Content-length"))
-                    || (skipTransferEncoding && name.equalsIgnoreCase("Transfer-encoding"))) {
+            // Keys are normalised by Headers ("Content-length"): exact comparisons suffice.
+            if (name.equals("Date")
+                    || (skipContentLength && name.equals("Content-length"))
+                    || (skipTransferEncoding && name.equals("Transfer-encoding"))) {
                 continue;
             }
             List<String> values = e.getValue();
             if (values == null) {
                 continue;
             }
+            int n = values.size();
+            if (n == 1) { // the usual case: no iterator
+                String v = values.get(0);
+                out = room(out, p, name, v);
+                p = put(out, p, name);
+                p = put(out, p, v == null ? "" : v);
+                continue;
+            }
             for (String v : values) {
+                out = room(out, p, name, v);
                 p = put(out, p, name);
                 p = put(out, p, v == null ? "" : v);
             }
         }
-        return p == out.length ? out : java.util.Arrays.copyOf(out, p);
+        serialisedLength = p;
+        return out;
+    }
+
+    /** out, or a larger copy of its first p bytes, with room for the pair name: v. */
+    private static byte[] room(byte[] out, int p, String name, String v) {
+        int need = p + 8 + name.length() + (v == null ? 0 : v.length());
+        return need <= out.length ? out : Arrays.copyOf(out, Math.max(need, out.length * 2));
     }
 
     @SuppressWarnings("deprecation")

@@ -385,4 +385,46 @@ class LazyExchangeTest {
         assertEquals(true, seen.get("req"));
         assertEquals(true, seen.get("rsp"));
     }
+
+    /** The per-context cache of the last request-target: repeated and alternating targets. */
+    @Test
+    void repeatedAndAlternatingTargets() throws Exception {
+        List<String> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpServer s = start("/", ex -> {
+            got.add(ex.getRequestURI().toString() + "|" + ex.getRequestURI().getPath());
+            TestSupport.respond(ex, 200, "ok");
+        });
+        List<String> targets = List.of("/a", "/a", "/b?x=1", "/b?x=1", "/a", "/a%20b", "/a%20b", "/", "/",
+                "//h/p", "//h/p", "/é", "/é", "/a");
+        StringBuilder pipelined = new StringBuilder();
+        for (String t : targets) {
+            pipelined.append("GET ").append(t).append(" HTTP/1.1\r\nHost: a\r\n\r\n");
+        }
+        pipelined.append("GET /end HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+        TestSupport.raw(s, pipelined.toString(), 5000);
+        List<String> expected = new ArrayList<>();
+        for (String t : targets) {
+            URI u = new URI(t);
+            expected.add(u + "|" + u.getPath());
+        }
+        expected.add("/end|/end");
+        assertEquals(expected, got);
+    }
+
+    /** The Date the response headers get is the second the response was sent in. */
+    @Test
+    void dateIsTheSendingSecond() throws Exception {
+        HttpServer s = start("/", ex -> {
+            ex.sendResponseHeaders(200, 2);
+            ex.getResponseBody().write("ok".getBytes(StandardCharsets.US_ASCII));
+            ex.close();
+            seen.put("date", ex.getResponseHeaders().getFirst("Date"));
+        });
+        String rsp = TestSupport.raw(s, "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", 5000);
+        String wire = rsp.split("\r\nDate: ", 2)[1].split("\r\n", 2)[0];
+        java.time.format.DateTimeFormatter f = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME;
+        long a = java.time.ZonedDateTime.parse(wire, f).toEpochSecond();
+        long b = java.time.ZonedDateTime.parse((String) awaitSeen("date"), f).toEpochSecond();
+        assertTrue(Math.abs(a - b) <= 1, wire + " vs " + seen.get("date"));
+    }
 }
