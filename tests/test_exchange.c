@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "tsupport.h"
@@ -169,6 +170,51 @@ static int own_headers(tachy_exchange *ex, void *user) {
     return 0;
 }
 
+/* The file /file serves: FILE_SIZE bytes of a pattern with no period shorter than it. */
+#define FILE_SIZE (3 * 1024 * 1024 + 17)
+static char file_path[64];
+static int send_file_rc; /* the last tachy_exchange_send_file result seen by /file */
+
+static char file_byte(int64_t i) { return (char)('A' + (i * 7 + i / 251) % 26); }
+
+/*
+ * GET /file?MODE,OFF,LEN: body bytes [OFF, OFF+LEN) of the file with send_file.
+ * MODE f: sendResponseHeaders(200, LEN) then one send_file; c: chunked, the range in two
+ * send_file calls; t: declares LEN-1 (too long); s: declares LEN, sends LEN from a file
+ * that has fewer bytes left (short).
+ */
+static int file_handler(tachy_exchange *ex, void *user) {
+    (void)user;
+    char mode = 'f';
+    long long off = 0, len = 0;
+    const char *q = tachy_exchange_request_query(ex);
+    if (q)
+        sscanf(q, "%c,%lld,%lld", &mode, &off, &len);
+    int fd = open(file_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc;
+    if (mode == 'c') {
+        tachy_exchange_send_response_headers(ex, 200, 0);
+        rc = tachy_exchange_send_file(ex, fd, off, len / 2);
+        if (rc == 0)
+            rc = tachy_exchange_send_file(ex, fd, off + len / 2, len - len / 2);
+    } else if (mode == 't') {
+        tachy_exchange_send_response_headers(ex, 200, len - 1);
+        rc = tachy_exchange_send_file(ex, fd, off, len);
+        /* nothing was written: the declared body can still be completed */
+        if (rc == TACHY_ETOOLONG)
+            tachy_exchange_send_file(ex, fd, off, len - 1);
+    } else {
+        tachy_exchange_send_response_headers(ex, 200, len);
+        rc = tachy_exchange_send_file(ex, fd, off, len);
+    }
+    send_file_rc = rc;
+    close(fd);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
 static tachy_server *srv;
 static int port;
 static int bad_seen[2];
@@ -187,12 +233,20 @@ static int setup(void **state) {
     tachy_server_create_context(srv, "/upgrade", stream_upgrade, NULL, NULL);
     tachy_server_create_context(srv, "/get", getters, NULL, NULL);
     tachy_server_create_context(srv, "/own", own_headers, NULL, NULL);
+    tachy_server_create_context(srv, "/file", file_handler, NULL, NULL);
+    snprintf(file_path, sizeof file_path, "/tmp/tachy-test-file-%d", (int)getpid());
+    FILE *f = fopen(file_path, "wb");
+    assert_non_null(f);
+    for (int64_t i = 0; i < FILE_SIZE; i++)
+        fputc(file_byte(i), f);
+    fclose(f);
     port = ts_start(srv);
     return 0;
 }
 
 static int teardown(void **state) {
     (void)state;
+    unlink(file_path);
     ts_stop(srv);
     return 0;
 }
@@ -524,9 +578,73 @@ static void test_framing_headers_replace_the_handlers_like_the_jdk(void **state)
     ts_close(fd);
 }
 
+static void check_file_body(const ts_response *r, int64_t off, int64_t len) {
+    assert_int_equal(r->status, 200);
+    assert_int_equal(r->body_len, (size_t)len);
+    for (int64_t i = 0; i < len; i++)
+        if (r->body[i] != file_byte(off + i))
+            fail_msg("body byte %lld differs from file byte %lld", (long long)i,
+                     (long long)(off + i));
+}
+
+/* send_file: a fixed-length range and a chunked one, then the connection carries on (the
+ * framing is intact), with sendfile on this plain connection. */
+static void test_send_file(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    char req[128];
+    ts_response r;
+    const long long cases[][2] = {{0, FILE_SIZE}, {1000, 2 * 1024 * 1024}, {FILE_SIZE - 5, 5}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(req, sizeof req, "GET /file?f,%lld,%lld HTTP/1.1\r\nHost: t\r\n\r\n",
+                 cases[k][0], cases[k][1]);
+        ts_send(fd, req, -1);
+        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        assert_int_equal(r.content_length, cases[k][1]);
+        check_file_body(&r, cases[k][0], cases[k][1]);
+        ts_response_free(&r);
+        assert_int_equal(send_file_rc, 0);
+    }
+    ts_send(fd, "GET /file?c,777,100001 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_true(r.chunked);
+    check_file_body(&r, 777, 100001);
+    ts_response_free(&r);
+    /* too long for the declared length: refused with nothing sent, then completed */
+    ts_send(fd, "GET /file?t,10,50 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_int_equal(send_file_rc, TACHY_ETOOLONG);
+    check_file_body(&r, 10, 49);
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
+/* A file with fewer bytes than asked: TACHY_ESHORT, the body stops short and the
+ * connection closes (the client sees EOF, not a wrong next response). */
+static void test_send_file_short(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    char req[128];
+    snprintf(req, sizeof req, "GET /file?s,%d,%d HTTP/1.1\r\nHost: t\r\n\r\n", FILE_SIZE - 100,
+             1000);
+    ts_send(fd, req, -1);
+    size_t len;
+    int eof = 0;
+    char *raw = ts_read_raw(fd, 3000, &len, &eof);
+    assert_true(eof);
+    assert_non_null(strstr(raw, "Content-length: 1000"));
+    const char *body = strstr(raw, "\r\n\r\n") + 4;
+    assert_int_equal(len - (size_t)(body - raw), 100); /* what the file had */
+    assert_int_equal(send_file_rc, TACHY_ESHORT);
+    free(raw);
+    ts_close(fd);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_length),
+        cmocka_unit_test(test_send_file),
+        cmocka_unit_test(test_send_file_short),
         cmocka_unit_test(test_chunked_response),
         cmocka_unit_test(test_no_body_minus_one),
         cmocka_unit_test(test_head_has_no_body),

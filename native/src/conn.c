@@ -17,6 +17,7 @@
 #include "conn.h"
 
 #include <errno.h>
+#include <sys/sendfile.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -100,6 +101,44 @@ int tachy__conn_flush(tachy__conn *c) {
     int rc = send_iov(c, &iov, 1);
     tachy__buf_reset(&c->wbuf);
     return rc;
+}
+
+int tachy__conn_send_file(tachy__conn *c, int fd, int64_t *off, int64_t len) {
+    if (c->xp)
+        return TACHY_ENOTSUP; /* TLS encrypts in user space: the caller copies */
+    /* What is buffered (the response head) leaves with MSG_MORE, so it shares segments with
+     * the file's first bytes instead of going out alone. */
+    while (tachy__buf_size(&c->wbuf) > 0) {
+        ssize_t n = tachy__send(c->fd, c->wbuf.data + c->wbuf.off, tachy__buf_size(&c->wbuf),
+                                MSG_NOSIGNAL | MSG_MORE);
+        atomic_fetch_add_explicit(&c->srv->st_writes, 1, memory_order_relaxed);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return map_errno(errno);
+        }
+        tachy__buf_consume(&c->wbuf, (size_t)n);
+    }
+    int first = 1;
+    while (len > 0) {
+        off_t o = (off_t)*off;
+        size_t want = len > (int64_t)(1 << 30) ? (size_t)1 << 30 : (size_t)len;
+        ssize_t n = sendfile(c->fd, fd, &o, want);
+        atomic_fetch_add_explicit(&c->srv->st_writes, 1, memory_order_relaxed);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (first && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP))
+                return TACHY_ENOTSUP; /* not a file sendfile can read: the caller copies */
+            return map_errno(errno);
+        }
+        if (n == 0)
+            return TACHY_ESHORT; /* the file ended early (it shrank) */
+        first = 0;
+        *off += n;
+        len -= n;
+    }
+    return 0;
 }
 
 int tachy__conn_send2(tachy__conn *c, const void *data, size_t len) {

@@ -270,6 +270,11 @@ void tachy__conn_run(tachy__conn *c);
 void tachy__conn_cleanup(tachy__conn *c);
 /* Sends everything in wbuf. 0 or a TACHY_E* code. */
 int tachy__conn_flush(tachy__conn *c);
+/* Sends what wbuf holds, then len bytes of file fd from *off (advanced by what was sent)
+ * with sendfile(2). TACHY_ENOTSUP, with nothing of the file sent, when the transport
+ * encrypts (TLS) or fd is not something sendfile reads: the caller copies instead.
+ * TACHY_ESHORT if the file ends first. Owner thread. */
+int tachy__conn_send_file(tachy__conn *c, int fd, int64_t *off, int64_t len);
 /* Sends buffered bytes followed by data (writev); 0 or TACHY_E*. */
 int tachy__conn_send2(tachy__conn *c, const void *data, size_t len);
 /* Reads more bytes into rbuf (blocking, with the connection's timeout); flushes pending

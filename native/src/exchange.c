@@ -717,6 +717,79 @@ TACHY_API ssize_t tachy_exchange_write(tachy_exchange *ex, const void *buf, size
     return rc < 0 ? fail(ex, rc) : (ssize_t)len;
 }
 
+/* len bytes of file fd from off as body bytes already framed: sendfile when the
+ * transport allows, else pread into a buffer and the ordinary write path. */
+static int file_body(tachy__conn *c, int fd, int64_t off, int64_t len) {
+    int rc = tachy__conn_send_file(c, fd, &off, len);
+    if (rc != TACHY_ENOTSUP)
+        return rc;
+    rc = 0;
+    enum { CHUNK = 64 * 1024 };
+    char *buf = malloc(CHUNK);
+    if (!buf)
+        return TACHY_ENOMEM;
+    while (rc == 0 && len > 0) {
+        ssize_t n = pread(fd, buf, len < CHUNK ? (size_t)len : CHUNK, (off_t)off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            rc = errno == EBADF || errno == EINVAL || errno == ESPIPE ? TACHY_EINVAL : TACHY_EIO;
+        else if (n == 0)
+            rc = TACHY_ESHORT; /* the file ended early */
+        else if ((rc = put_body(c, buf, (size_t)n)) == 0) {
+            off += n;
+            len -= n;
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+TACHY_API int tachy_exchange_send_file(tachy_exchange *ex, int fd, int64_t offset, int64_t len) {
+    if (!ex || fd < 0 || offset < 0 || len < 0)
+        return TACHY_EINVAL;
+    if (ex->closed || ex->rsp_closed || ex->upgraded)
+        return TACHY_ECLOSED;
+    if (ex->rsp_code < 0)
+        return TACHY_EHDRNOTSENT;
+    if (ex->failed)
+        return TACHY_EIO;
+    if (ex->rsp_mode == TACHY__RSP_EMPTY)
+        return TACHY_ENOBODY;
+    if (len == 0)
+        return 0;
+    tachy__conn *c = ex->conn;
+    int rc;
+    switch (ex->rsp_mode) {
+    case TACHY__RSP_FIXED:
+        if (len > ex->rsp_left)
+            return TACHY_ETOOLONG;
+        rc = file_body(c, fd, offset, len);
+        if (rc == 0) {
+            ex->rsp_left -= len;
+            if (ex->rsp_left == 0) {
+                ex->rsp_done = 1;
+                rc = tachy__conn_response_done(c);
+            }
+        }
+        break;
+    case TACHY__RSP_CHUNKED: /* the whole range is one chunk */
+        if (tachy__buf_append_hex(&c->wbuf, (uint64_t)len) < 0 ||
+            tachy__buf_append(&c->wbuf, "\r\n", 2) < 0)
+            return fail(ex, TACHY_ENOMEM);
+        rc = file_body(c, fd, offset, len);
+        if (rc == 0 && tachy__buf_append(&c->wbuf, "\r\n", 2) < 0)
+            rc = TACHY_ENOMEM;
+        break;
+    default: /* TACHY__RSP_UNTIL_CLOSE */
+        rc = file_body(c, fd, offset, len);
+        break;
+    }
+    /* A failure after part of the file went out leaves a truncated body: like a failed
+     * write, the connection closes after this exchange. */
+    return rc < 0 ? fail(ex, rc) : 0;
+}
+
 TACHY_API int tachy_exchange_flush(tachy_exchange *ex) {
     if (!ex)
         return TACHY_EINVAL;

@@ -98,6 +98,20 @@ TACHY_API int tachy_exchange_response_code(const tachy_exchange *ex);
  */
 TACHY_API ssize_t tachy_exchange_write(tachy_exchange *ex, const void *buf, size_t len);
 
+/*
+ * Writes len bytes of the open file fd, from offset, as response body bytes: the framing
+ * and errors of tachy_exchange_write (TACHY_ETOOLONG beyond a fixed length, nothing
+ * written; in chunked mode the range is one chunk), plus TACHY_EINVAL for a negative fd,
+ * offset or len and TACHY_ESHORT if the file holds fewer bytes (the body is then truncated
+ * and the connection closes, as after any failed write). On a plain connection the kernel
+ * copies the file to the socket itself (sendfile(2)), the buffered response head leaving
+ * in the same segments; on TLS, or for a descriptor sendfile cannot read, tachy reads it
+ * in 64 KiB pieces. fd's own file position is neither used nor moved (pread semantics);
+ * the caller keeps fd and may close it on return. Returns 0 when all len bytes are out
+ * or buffered. The exchange's thread only.
+ */
+TACHY_API int tachy_exchange_send_file(tachy_exchange *ex, int fd, int64_t offset, int64_t len);
+
 /* Sends what is buffered now (OutputStream.flush); chunked bodies emit a chunk. */
 TACHY_API int tachy_exchange_flush(tachy_exchange *ex);
 
