@@ -1021,6 +1021,48 @@ static void websocket_cross_thread_sends(void **state) {
     tachy_ws_release(ws);
 }
 
+/* tachy_ws_broadcast to a wss connection: the frame is encrypted (the plain fast path
+ * writes the socket itself and must not be taken), arrives intact, and is counted. */
+static void websocket_broadcast_over_tls(void **state) {
+    (void)state;
+    pthread_mutex_lock(&held_lock);
+    held = NULL;
+    pthread_mutex_unlock(&held_lock);
+    tc *c = tc_open(port);
+    ws_upgrade(c, "/wshold");
+    tachy_ws *ws = NULL;
+    for (int i = 0; i < 300 && !ws; i++) {
+        pthread_mutex_lock(&held_lock);
+        ws = held;
+        pthread_mutex_unlock(&held_lock);
+        if (!ws)
+            ts_sleep_ms(10);
+    }
+    assert_non_null(ws);
+    tachy_ws *list[2] = {ws, NULL};
+    for (int i = 0; i < 20; i++) {
+        char msg[32];
+        int k = snprintf(msg, sizeof msg, "tick %d", i);
+        assert_int_equal(tachy_ws_broadcast(list, 2, TACHY_WS_TEXT, msg, (size_t)k), 1);
+    }
+    for (int i = 0; i < 20; i++) {
+        char *m, want[32];
+        size_t n;
+        snprintf(want, sizeof want, "tick %d", i);
+        assert_int_equal(ws_recv(c, &m, &n), 1);
+        assert_string_equal(m, want);
+        free(m);
+    }
+    ws_send(c, 8, "\x03\xe8", 2);
+    char *m;
+    size_t n;
+    assert_int_equal(ws_recv(c, &m, &n), 8);
+    free(m);
+    tc_close(c);
+    assert_true(wait_no_connections(srv, 3000));
+    tachy_ws_release(ws);
+}
+
 static void stop_with_open_tls_connections(void **state) {
     (void)state;
     int p;
@@ -1053,6 +1095,7 @@ int main(void) {
         cmocka_unit_test(clients_vanishing),
         cmocka_unit_test(websocket_over_tls),
         cmocka_unit_test(websocket_cross_thread_sends),
+        cmocka_unit_test(websocket_broadcast_over_tls),
         cmocka_unit_test(stop_with_open_tls_connections),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

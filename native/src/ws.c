@@ -580,6 +580,20 @@ static int write_frame_locked(tachy_ws *ws, int fin, int rsv1, int opcode, const
     return 0;
 }
 
+/* Writes a whole pre-encoded frame through the stream (lock held), blocking within
+ * send_timeout_ms: how a broadcast reaches a TLS connection. A failure kills it. */
+static int write_encoded_locked(tachy_ws *ws, const uint8_t *frame, size_t len) {
+    if (ws->dead || !ws->stream)
+        return TACHY_ECLOSED;
+    ssize_t rc = tachy_stream_write(ws->stream, frame, len,
+                                    ms_left(deadline_after(ws->opt.send_timeout_ms)));
+    if (rc < 0) {
+        die_locked(ws, (int)rc);
+        return (int)rc;
+    }
+    return 0;
+}
+
 /*
  * Takes the lock for a data frame: waits while another thread is in the middle of a
  * fragmented message (at most send_timeout_ms). On success returns 0 with the lock held.
@@ -841,6 +855,17 @@ static void bc_serve_skipped(bc_job *j, tachy_ws *ws, bc_wait *w, size_t *nw, lo
         return;
     }
     int done;
+    if (ws->fd < 0) { /* TLS: through the stream (it encrypts), blocking rules */
+        done = write_encoded_locked(ws, j->frame, j->len);
+        pthread_mutex_unlock(&ws->lock);
+        if (done == 0) {
+            j->st.sent++;
+            j->st.deferred++;
+        } else {
+            j->st.failed++;
+        }
+        return;
+    }
     if (ws->backlog.len > 0) {
         done = try_flush_locked(ws);
         if (done == 0)
@@ -951,6 +976,14 @@ static void bc_run(bc_job *j) {
         } else if (ws->frag_active || ws->backlog.len > 0) {
             pthread_mutex_unlock(&ws->lock);
             r = 2;
+        } else if (ws->fd < 0) { /* TLS: encrypted through the stream, blocking rules */
+            r = write_encoded_locked(ws, j->frame, j->len);
+            pthread_mutex_unlock(&ws->lock);
+            if (r == 0)
+                j->st.sent++;
+            else
+                j->st.failed++;
+            continue;
         } else {
             r = send_nowait_locked(ws, j->frame, j->len);
             pthread_mutex_unlock(&ws->lock);
@@ -1729,7 +1762,10 @@ int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
         tachy_ws_release(ws);
         return rc;
     }
-    ws->fd = tachy_stream_fd(stream);
+    /* The broadcast's fast path writes the socket itself. A TLS stream must go through
+     * tachy_stream_write (it encrypts), so it gets no descriptor here: -1 sends its
+     * broadcasts through the stream with the blocking rules. */
+    ws->fd = tachy_exchange_is_secure(ex) ? -1 : tachy_stream_fd(stream);
     ws->stream = stream; /* no other thread has the handle before on_open */
 
     reader r;

@@ -225,6 +225,10 @@ TACHY_API void tachy_ws_abort(tachy_ws *ws);
  * every counted socket has been handed the whole frame (the kernel holds it) and every
  * other live socket is untouched or failed; no bytes of this message remain queued in tachy.
  *
+ * TLS (wss) connections are the exception: tachy encrypts in user space, so their frame is
+ * written through the stream in pass 1 with the blocking rules of tachy_ws_send_* (a
+ * stalled TLS client can hold the call up to its send_timeout_ms).
+ *
  * NULL entries and sockets already closed or closing are skipped. The caller must hold a
  * reference to every handle (tachy_ws_retain, or the connection's own inside a callback)
  * for the duration of the call; it may be called from any thread, also concurrently with
