@@ -323,6 +323,9 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     if (tachy_jni__register_ws_natives(env) != 0) {
         return JNI_ERR;
     }
+    if (tachy_jni__register_tls_natives(env) != 0) { /* HTTPS: jni/tls_natives.c */
+        return JNI_ERR;
+    }
     g_dispatch = (*env)->GetStaticMethodID(env, cls, "dispatch", "(IJ[BI)I");
     if (g_dispatch == NULL) {
         return JNI_ERR;

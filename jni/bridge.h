@@ -51,6 +51,9 @@ void tachy_jni__log(void *user, int level, const char *message);
 /* Registers WsNative's methods and caches TachyWebSocket's upcalls (ws_natives.c). */
 int tachy_jni__register_ws_natives(JNIEnv *env);
 
+/* Registers TlsNative's methods (tls_natives.c: HttpsServer on OpenSSL). 0 or a JNI error. */
+int tachy_jni__register_tls_natives(JNIEnv *env);
+
 /* Registers Native's methods on cls (natives.c). Returns 0 or a JNI error. */
 int tachy_jni__register_natives(JNIEnv *env, jclass cls);
 

@@ -606,6 +606,39 @@ static void min_version_13_refuses_tls12(void **state) {
     ts_stop(s);
 }
 
+/* set_max_version(1.2): a TLS 1.3 client is answered with TLS 1.2 (what an SSLEngine with
+ * only "TLSv1.2" enabled does); a maximum below the minimum refuses every handshake. */
+static void max_version_12(void **state) {
+    (void)state;
+    tachy_tls_config *c;
+    assert_int_equal(tachy_tls_config_create(&c), 0);
+    assert_int_equal(tachy_tls_config_set_max_version(c, 0x0301), TACHY_EINVAL);
+    assert_int_equal(tachy_tls_config_set_max_version(NULL, TACHY_TLS_1_2), TACHY_EINVAL);
+    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    assert_int_equal(tachy_tls_config_set_max_version(c, TACHY_TLS_1_2), 0);
+    int p;
+    tachy_server *s = start_https(c, NULL, &p);
+    assert_int_equal(tachy_tls_config_set_max_version(c, TACHY_TLS_1_3), TACHY_ESTATE);
+    tachy_tls_config_free(c);
+    tc *t = tc_open(p);
+    char *body = tc_get(t, "/");
+    assert_non_null(strstr(body, "proto=TLSv1.2"));
+    free(body);
+    tc_close(t);
+    assert_true(wait_no_connections(s, 3000));
+    ts_stop(s);
+
+    assert_int_equal(tachy_tls_config_create(&c), 0);
+    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    assert_int_equal(tachy_tls_config_set_min_version(c, TACHY_TLS_1_3), 0);
+    assert_int_equal(tachy_tls_config_set_max_version(c, TACHY_TLS_1_2), 0);
+    s = start_https(c, NULL, &p);
+    tachy_tls_config_free(c);
+    assert_null(tc_open_ex(p, 0, NULL));
+    assert_true(wait_no_connections(s, 3000));
+    ts_stop(s);
+}
+
 static void pipelined_one_write(void **state) {
     (void)state;
     tc *c = tc_open(port);
@@ -1086,6 +1119,7 @@ int main(void) {
         cmocka_unit_test(keep_alive),
         cmocka_unit_test(session_accessors),
         cmocka_unit_test(min_version_13_refuses_tls12),
+        cmocka_unit_test(max_version_12),
         cmocka_unit_test(pipelined_one_write),
         cmocka_unit_test(chunked_bodies),
         cmocka_unit_test(large_bodies),

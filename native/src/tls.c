@@ -880,6 +880,15 @@ TACHY_API int tachy_tls_config_set_min_version(tachy_tls_config *cfg, int versio
     return SSL_CTX_set_min_proto_version(cfg->ctx, v) == 1 ? 0 : TACHY_ETLS;
 }
 
+TACHY_API int tachy_tls_config_set_max_version(tachy_tls_config *cfg, int version) {
+    if (!cfg || (version != TACHY_TLS_1_2 && version != TACHY_TLS_1_3))
+        return TACHY_EINVAL;
+    if (atomic_load(&cfg->frozen))
+        return TACHY_ESTATE;
+    int v = version == TACHY_TLS_1_2 ? TLS1_2_VERSION : TLS1_3_VERSION;
+    return SSL_CTX_set_max_proto_version(cfg->ctx, v) == 1 ? 0 : TACHY_ETLS;
+}
+
 TACHY_API int tachy_tls_config_set_ciphers(tachy_tls_config *cfg, const char *tls12_ciphers,
                                            const char *tls13_suites) {
     if (!cfg)

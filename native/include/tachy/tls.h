@@ -89,6 +89,12 @@ TACHY_API int tachy_tls_config_load_pem(tachy_tls_config *cfg, const void *cert_
  * TACHY_EINVAL. TACHY_ESTATE once given to a server. Configuring thread only. */
 TACHY_API int tachy_tls_config_set_min_version(tachy_tls_config *cfg, int version);
 
+/* Highest protocol version accepted: TACHY_TLS_1_3 (default) or TACHY_TLS_1_2 (what an
+ * SSLEngine whose enabled protocols are only "TLSv1.2" does), else TACHY_EINVAL. A maximum
+ * below the minimum makes every handshake fail. TACHY_ESTATE once given to a server.
+ * Configuring thread only. */
+TACHY_API int tachy_tls_config_set_max_version(tachy_tls_config *cfg, int version);
+
 /*
  * Cipher selection in OpenSSL's syntax: tls12_ciphers for TLS 1.2 and below
  * ("ECDHE+AESGCM:ECDHE+CHACHA20"), tls13_suites for TLS 1.3

@@ -12,6 +12,9 @@ public final class NativeAccess {
 
     /** The tachy_exchange* of ex, or 0 when ex is not served by tachy. */
     public static long exchangeHandle(HttpExchange ex) throws IOException {
+        if (ex instanceof TachyHttpsExchange) {
+            ex = ((TachyHttpsExchange) ex).inner();
+        }
         return ex instanceof TachyHttpExchange ? ((TachyHttpExchange) ex).nativeHandle() : 0;
     }
 

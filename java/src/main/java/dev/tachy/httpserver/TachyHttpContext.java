@@ -192,10 +192,12 @@ public final class TachyHttpContext extends HttpContext {
         }
         Authenticator a = authenticator;
         HttpHandler last = a == null ? h : new AuthStep(a, x, h);
+        HttpServer owner = server.owner(); // HTTPS: handlers get an HttpsExchange over x
+        HttpExchange ux = owner instanceof TachyHttpsServer ? ((TachyHttpsServer) owner).exchange(x) : x;
         if (filters.isEmpty()) {
-            last.handle(x);
+            last.handle(ux);
         } else {
-            new Filter.Chain(filters, last).doFilter(x);
+            new Filter.Chain(filters, last).doFilter(ux);
         }
     }
 

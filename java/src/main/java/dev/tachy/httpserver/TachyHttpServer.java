@@ -137,6 +137,13 @@ public final class TachyHttpServer extends HttpServer {
         }
     }
 
+    /** TachyHttpsServer: tachy_server_set_tls (TlsNative) on this server before start. */
+    int setTls(long tlsConfig) {
+        synchronized (lock) {
+            return TlsNative.serverSetTls(handle(), tlsConfig);
+        }
+    }
+
     @Override
     public void start() {
         synchronized (lock) {

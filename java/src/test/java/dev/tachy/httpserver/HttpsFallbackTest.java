@@ -13,7 +13,7 @@ import java.util.List;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
 
-/** HTTPS is not native yet: TachyHttpsServer delegates to the JDK's HTTPS server. */
+/** An SSLContext without key material tachy can reach (SSLContext.getDefault() here): TachyHttpsServer falls back to the JDK's HTTPS server. */
 class HttpsFallbackTest {
 
     @Test
