@@ -677,46 +677,6 @@ static int put_body(tachy__conn *c, const void *buf, size_t len) {
     return 0;
 }
 
-TACHY_API ssize_t tachy_exchange_write(tachy_exchange *ex, const void *buf, size_t len) {
-    if (!ex || (!buf && len))
-        return TACHY_EINVAL;
-    if (ex->closed || ex->rsp_closed || ex->upgraded)
-        return TACHY_ECLOSED;
-    if (ex->rsp_code < 0)
-        return TACHY_EHDRNOTSENT;
-    if (ex->failed)
-        return TACHY_EIO;
-    if (ex->rsp_mode == TACHY__RSP_EMPTY)
-        return TACHY_ENOBODY;
-    if (len == 0)
-        return 0;
-    tachy__conn *c = ex->conn;
-    int rc = 0;
-    switch (ex->rsp_mode) {
-    case TACHY__RSP_FIXED:
-        if ((int64_t)len > ex->rsp_left)
-            return TACHY_ETOOLONG;
-        rc = put_body(c, buf, len);
-        ex->rsp_left -= (int64_t)len;
-        if (rc == 0 && ex->rsp_left == 0) {
-            ex->rsp_done = 1;
-            rc = tachy__conn_response_done(c);
-        }
-        break;
-    case TACHY__RSP_CHUNKED:
-        if (tachy__buf_append_hex(&c->wbuf, len) < 0 || tachy__buf_append(&c->wbuf, "\r\n", 2) < 0)
-            return fail(ex, TACHY_ENOMEM);
-        rc = put_body(c, buf, len);
-        if (rc == 0 && tachy__buf_append(&c->wbuf, "\r\n", 2) < 0)
-            rc = TACHY_ENOMEM;
-        break;
-    default: /* TACHY__RSP_UNTIL_CLOSE */
-        rc = put_body(c, buf, len);
-        break;
-    }
-    return rc < 0 ? fail(ex, rc) : (ssize_t)len;
-}
-
 /* len bytes of file fd from off as body bytes already framed: sendfile when the
  * transport allows, else pread into a buffer and the ordinary write path. */
 static int file_body(tachy__conn *c, int fd, int64_t off, int64_t len) {
@@ -745,9 +705,17 @@ static int file_body(tachy__conn *c, int fd, int64_t off, int64_t len) {
     return rc;
 }
 
-TACHY_API int tachy_exchange_send_file(tachy_exchange *ex, int fd, int64_t offset, int64_t len) {
-    if (!ex || fd < 0 || offset < 0 || len < 0)
-        return TACHY_EINVAL;
+/* Where body bytes come from: memory (buf), or a range of file fd from off. */
+typedef struct body_src {
+    const void *buf;
+    int fd;
+    int64_t off;
+} body_src;
+
+/* The body rules tachy_exchange_write and tachy_exchange_send_file share: the state
+ * checks, then len bytes from src framed as the response's mode says. A failure after
+ * bytes went out leaves a truncated body, so the connection closes after the exchange. */
+static int framed_body(tachy_exchange *ex, const body_src *src, int64_t len) {
     if (ex->closed || ex->rsp_closed || ex->upgraded)
         return TACHY_ECLOSED;
     if (ex->rsp_code < 0)
@@ -759,35 +727,36 @@ TACHY_API int tachy_exchange_send_file(tachy_exchange *ex, int fd, int64_t offse
     if (len == 0)
         return 0;
     tachy__conn *c = ex->conn;
-    int rc;
-    switch (ex->rsp_mode) {
-    case TACHY__RSP_FIXED:
-        if (len > ex->rsp_left)
-            return TACHY_ETOOLONG;
-        rc = file_body(c, fd, offset, len);
-        if (rc == 0) {
-            ex->rsp_left -= len;
-            if (ex->rsp_left == 0) {
-                ex->rsp_done = 1;
-                rc = tachy__conn_response_done(c);
-            }
-        }
-        break;
-    case TACHY__RSP_CHUNKED: /* the whole range is one chunk */
-        if (tachy__buf_append_hex(&c->wbuf, (uint64_t)len) < 0 ||
-            tachy__buf_append(&c->wbuf, "\r\n", 2) < 0)
-            return fail(ex, TACHY_ENOMEM);
-        rc = file_body(c, fd, offset, len);
-        if (rc == 0 && tachy__buf_append(&c->wbuf, "\r\n", 2) < 0)
-            rc = TACHY_ENOMEM;
-        break;
-    default: /* TACHY__RSP_UNTIL_CLOSE */
-        rc = file_body(c, fd, offset, len);
-        break;
+    int chunked = ex->rsp_mode == TACHY__RSP_CHUNKED;
+    if (ex->rsp_mode == TACHY__RSP_FIXED && len > ex->rsp_left)
+        return TACHY_ETOOLONG; /* nothing written */
+    if (chunked && (tachy__buf_append_hex(&c->wbuf, (uint64_t)len) < 0 ||
+                    tachy__buf_append(&c->wbuf, "\r\n", 2) < 0))
+        return fail(ex, TACHY_ENOMEM);
+    int rc = src->buf ? put_body(c, src->buf, (size_t)len)
+                      : file_body(c, src->fd, src->off, len);
+    if (rc == 0 && chunked && tachy__buf_append(&c->wbuf, "\r\n", 2) < 0)
+        rc = TACHY_ENOMEM;
+    if (rc == 0 && ex->rsp_mode == TACHY__RSP_FIXED && (ex->rsp_left -= len) == 0) {
+        ex->rsp_done = 1;
+        rc = tachy__conn_response_done(c);
     }
-    /* A failure after part of the file went out leaves a truncated body: like a failed
-     * write, the connection closes after this exchange. */
     return rc < 0 ? fail(ex, rc) : 0;
+}
+
+TACHY_API ssize_t tachy_exchange_write(tachy_exchange *ex, const void *buf, size_t len) {
+    if (!ex || (!buf && len) || len > (size_t)INT64_MAX)
+        return TACHY_EINVAL;
+    body_src src = {buf ? buf : "", -1, 0};
+    int rc = framed_body(ex, &src, (int64_t)len);
+    return rc < 0 ? rc : (ssize_t)len;
+}
+
+TACHY_API int tachy_exchange_send_file(tachy_exchange *ex, int fd, int64_t offset, int64_t len) {
+    if (!ex || fd < 0 || offset < 0 || len < 0)
+        return TACHY_EINVAL;
+    body_src src = {NULL, fd, offset};
+    return framed_body(ex, &src, len);
 }
 
 TACHY_API int tachy_exchange_flush(tachy_exchange *ex) {

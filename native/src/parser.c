@@ -123,17 +123,18 @@ static inline int is_field_byte(unsigned char c) { return c >= 0x20 ? c != 0x7f 
 static inline int is_target_byte(unsigned char c) { return c > 0x20 && c != 0x7f; }
 
 /*
- * Index of the first byte in buf[p, end) that is a control character (< 0x20) or DEL, or
- * end. Sixteen bytes at a time with SSE2 (every x86-64 has it); never reads at or past end,
- * so the guard-page tests hold.
+ * Index of the first byte in buf[p, end) that is at most last_stop (unsigned) or DEL, or
+ * end: last_stop 0x1f finds a control character (a field value's end), 0x20 also a space
+ * (a request-target's end). Sixteen bytes at a time with SSE2 (every x86-64 has it);
+ * never reads at or past end, so the guard-page tests hold.
  */
-static inline size_t skip_field_bytes(const char *buf, size_t p, size_t end) {
+static inline size_t skip_above(const char *buf, size_t p, size_t end, unsigned char last_stop) {
 #if defined(__SSE2__)
-    const __m128i top = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f);
+    const __m128i top = _mm_set1_epi8((char)last_stop), del = _mm_set1_epi8(0x7f);
     while (end - p >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + p));
-        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(v, top), v); /* v <= 0x1f, unsigned */
-        int mask = _mm_movemask_epi8(_mm_or_si128(ctl, _mm_cmpeq_epi8(v, del)));
+        __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, top), v); /* v <= last_stop */
+        int mask = _mm_movemask_epi8(_mm_or_si128(low, _mm_cmpeq_epi8(v, del)));
         if (mask)
             return p + (size_t)__builtin_ctz((unsigned)mask);
         p += 16;
@@ -141,29 +142,10 @@ static inline size_t skip_field_bytes(const char *buf, size_t p, size_t end) {
 #endif
     while (p < end) {
         unsigned char c = (unsigned char)buf[p];
-        if (c < 0x20 || c == 0x7f)
+        if (c <= last_stop || c == 0x7f)
             break;
         p++;
     }
-    return p;
-}
-
-/* Index of the first byte in buf[p, end) that is not a request-target byte (a control,
- * SP or DEL), or end. Same scheme as skip_field_bytes. */
-static inline size_t skip_target_bytes(const char *buf, size_t p, size_t end) {
-#if defined(__SSE2__)
-    const __m128i top = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7f);
-    while (end - p >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + p));
-        __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(v, top), v); /* v <= 0x20, unsigned */
-        int mask = _mm_movemask_epi8(_mm_or_si128(ctl, _mm_cmpeq_epi8(v, del)));
-        if (mask)
-            return p + (size_t)__builtin_ctz((unsigned)mask);
-        p += 16;
-    }
-#endif
-    while (p < end && is_target_byte((unsigned char)buf[p]))
-        p++;
     return p;
 }
 
@@ -240,7 +222,7 @@ static int parse_request_line(const char *buf, size_t len, size_t start, size_t 
 
     /* request-target */
     mark = p;
-    p = skip_target_bytes(buf, p, lim);
+    p = skip_above(buf, p, lim, 0x20); /* to the first non-target byte */
     if (p == len)
         return TACHY__PARSE_INCOMPLETE;
     c = (unsigned char)buf[p];
@@ -423,7 +405,7 @@ int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const
             size_t stop = max_bytes - (p - hstart) < len - p ? p + (max_bytes - (p - hstart))
                                                               : len;
             for (;;) {
-                p = skip_field_bytes(buf, p, stop);
+                p = skip_above(buf, p, stop, 0x1f); /* to the first control byte */
                 if (p == stop)
                     return stop == len ? TACHY__PARSE_INCOMPLETE
                                        : fail(err, 431, R_TOO_LARGE);
