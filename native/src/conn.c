@@ -17,6 +17,7 @@
 #include "conn.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <sys/sendfile.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -38,7 +39,7 @@ static void set_timeout(int fd, int opt, long ms) {
     setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof tv);
 }
 
-static int map_errno(int e) {
+int tachy__errno_code(int e) {
     switch (e) {
     case EAGAIN:
 #if EAGAIN != EWOULDBLOCK
@@ -53,6 +54,19 @@ static int map_errno(int e) {
         return TACHY_ENOMEM;
     default:
         return TACHY_EIO;
+    }
+}
+
+int tachy__wait_fd(int fd, short events, int timeout_ms) {
+    struct pollfd p = {fd, events, 0};
+    for (;;) {
+        int r = poll(&p, 1, timeout_ms);
+        if (r > 0)
+            return 0;
+        if (r == 0)
+            return TACHY_ETIMEDOUT;
+        if (errno != EINTR)
+            return TACHY_EIO;
     }
 }
 
@@ -77,7 +91,7 @@ static int send_iov(tachy__conn *c, struct iovec *iov, int cnt) {
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return map_errno(errno);
+            return tachy__errno_code(errno);
         }
         size_t left = (size_t)n;
         while (cnt > 0 && left >= iov->iov_len) {
@@ -115,7 +129,7 @@ int tachy__conn_send_file(tachy__conn *c, int fd, int64_t *off, int64_t len) {
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return map_errno(errno);
+            return tachy__errno_code(errno);
         }
         tachy__buf_consume(&c->wbuf, (size_t)n);
     }
@@ -130,7 +144,7 @@ int tachy__conn_send_file(tachy__conn *c, int fd, int64_t *off, int64_t len) {
                 continue;
             if (first && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP))
                 return TACHY_ENOTSUP; /* not a file sendfile can read: the caller copies */
-            return map_errno(errno);
+            return tachy__errno_code(errno);
         }
         if (n == 0)
             return TACHY_ESHORT; /* the file ended early (it shrank) */
@@ -189,7 +203,7 @@ static ssize_t read_into_rbuf(tachy__conn *c, int flags) {
             return 0;
         if (errno == EINTR)
             continue;
-        return map_errno(errno);
+        return tachy__errno_code(errno);
     }
 }
 

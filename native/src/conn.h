@@ -270,6 +270,12 @@ void tachy__conn_run(tachy__conn *c);
 void tachy__conn_cleanup(tachy__conn *c);
 /* Sends everything in wbuf. 0 or a TACHY_E* code. */
 int tachy__conn_flush(tachy__conn *c);
+/* A socket call's errno as a TACHY_E* code: EAGAIN (a socket timeout) TACHY_ETIMEDOUT,
+ * EPIPE/ECONNRESET TACHY_EPEERCLOSED, ENOMEM/ENOBUFS TACHY_ENOMEM, else TACHY_EIO. */
+int tachy__errno_code(int e);
+/* Waits until fd is ready for events (POLLIN/POLLOUT), at most timeout_ms (< 0: no
+ * limit): 0, TACHY_ETIMEDOUT or TACHY_EIO. */
+int tachy__wait_fd(int fd, short events, int timeout_ms);
 /* Sends what wbuf holds, then len bytes of file fd from *off (advanced by what was sent)
  * with sendfile(2). TACHY_ENOTSUP, with nothing of the file sent, when the transport
  * encrypts (TLS) or fd is not something sendfile reads: the caller copies instead.

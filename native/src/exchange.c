@@ -1146,19 +1146,6 @@ TACHY_API int tachy_exchange_upgrade(tachy_exchange *ex, tachy_stream **out) {
     return 0;
 }
 
-static int wait_fd(int fd, short events, int timeout_ms) {
-    struct pollfd p = {fd, events, 0};
-    for (;;) {
-        int r = poll(&p, 1, timeout_ms);
-        if (r > 0)
-            return 0;
-        if (r == 0)
-            return TACHY_ETIMEDOUT;
-        if (errno != EINTR)
-            return TACHY_EIO;
-    }
-}
-
 TACHY_API ssize_t tachy_stream_read(tachy_stream *s, void *buf, size_t len, int timeout_ms) {
     if (!s || (!buf && len))
         return TACHY_EINVAL;
@@ -1184,7 +1171,7 @@ TACHY_API ssize_t tachy_stream_read(tachy_stream *s, void *buf, size_t len, int 
             continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK)
             return errno == ECONNRESET ? TACHY_EPEERCLOSED : TACHY_EIO;
-        int rc = wait_fd(c->fd, POLLIN, timeout_ms);
+        int rc = tachy__wait_fd(c->fd, POLLIN, timeout_ms);
         if (rc < 0)
             return rc;
     }
@@ -1211,7 +1198,7 @@ TACHY_API ssize_t tachy_stream_write(tachy_stream *s, const void *buf, size_t le
             continue;
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
             return errno == EPIPE || errno == ECONNRESET ? TACHY_EPEERCLOSED : TACHY_EIO;
-        int rc = wait_fd(s->conn->fd, POLLOUT, timeout_ms);
+        int rc = tachy__wait_fd(s->conn->fd, POLLOUT, timeout_ms);
         if (rc < 0)
             return rc;
     }

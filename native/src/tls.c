@@ -371,23 +371,6 @@ static void log_once(tls_conn *t, const char *what) {
     ERR_clear_error();
 }
 
-static int errno_code(int e) {
-    switch (e) {
-    case EAGAIN:
-#if EAGAIN != EWOULDBLOCK
-    case EWOULDBLOCK:
-#endif
-        return TACHY_ETIMEDOUT;
-    case EPIPE:
-    case ECONNRESET:
-        return TACHY_EPEERCLOSED;
-    case ENOMEM:
-    case ENOBUFS:
-        return TACHY_ENOMEM;
-    default:
-        return TACHY_EIO;
-    }
-}
 
 /* Maps SSL_get_error's answer (not WANT_*, which callers handle) to a result: 0 for a clean
  * end of stream, else a TACHY_E* code; the connection cannot be used for TLS any more. */
@@ -408,7 +391,7 @@ static int fail_code(tls_conn *t, int err) {
         if (!SSL_is_init_finished(t->ssl))
             log_once(t, "handshake failed");
         ERR_clear_error();
-        return errno_code(t->sys_errno);
+        return tachy__errno_code(t->sys_errno);
     default:
         t->fatal = 1;
         if (!SSL_is_init_finished(t->ssl)) {
@@ -420,19 +403,6 @@ static int fail_code(tls_conn *t, int err) {
     }
 }
 
-/* Waits for fd to become ready for events, at most timeout_ms (< 0: no limit). */
-static int wait_fd(int fd, short events, int timeout_ms) {
-    struct pollfd p = {fd, events, 0};
-    for (;;) {
-        int r = poll(&p, 1, timeout_ms);
-        if (r > 0)
-            return 0;
-        if (r == 0)
-            return TACHY_ETIMEDOUT;
-        if (errno != EINTR)
-            return TACHY_EIO;
-    }
-}
 
 /* How long a non-blocking connection-mode call may wait for socket buffer space: until
  * the handshake deadline while handshaking, else the send timeout the socket has. */
@@ -470,7 +440,7 @@ static ssize_t tls_read(tachy__conn *c, void *buf, size_t len, int flags) {
         }
         if (e == SSL_ERROR_WANT_WRITE && t->io_flags == MSG_DONTWAIT) {
             /* A handshake flight does not fit the socket buffer: wait for room. */
-            int rc = wait_fd(c->fd, POLLOUT, write_wait_ms(c));
+            int rc = tachy__wait_fd(c->fd, POLLOUT, write_wait_ms(c));
             if (rc < 0)
                 return rc;
             continue;
@@ -497,7 +467,7 @@ static int tls_writev(tachy__conn *c, const struct iovec *iov, int cnt) {
             int r = SSL_write_ex(t->ssl, p, left, &n);
             if (r <= 0) {
                 int e = SSL_get_error(t->ssl, r);
-                rc = t->sys_errno ? errno_code(t->sys_errno) : fail_code(t, e);
+                rc = t->sys_errno ? tachy__errno_code(t->sys_errno) : fail_code(t, e);
                 if (rc == 0)
                     rc = TACHY_EPEERCLOSED;
                 break;
@@ -507,7 +477,7 @@ static int tls_writev(tachy__conn *c, const struct iovec *iov, int cnt) {
         }
     }
     if (rc == 0 && out_flush(t) < 0)
-        rc = errno_code(t->sys_errno);
+        rc = tachy__errno_code(t->sys_errno);
     t->cork = 0;
     if (rc < 0) {
         t->fatal = 1; /* a record may be half sent: the session cannot go on */
@@ -544,7 +514,7 @@ static ssize_t tls_stream_read(tachy__conn *c, void *buf, size_t len, int timeou
         if (r > 0)
             return (ssize_t)n;
         if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-            rc = wait_fd(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms);
+            rc = tachy__wait_fd(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms);
             if (rc < 0)
                 return rc;
             continue;
@@ -575,7 +545,7 @@ static ssize_t tls_stream_write(tachy__conn *c, const void *buf, size_t len, int
             if (r <= 0) {
                 e = SSL_get_error(t->ssl, r);
                 if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
-                    rc = t->sys_errno ? errno_code(t->sys_errno) : fail_code(t, e);
+                    rc = t->sys_errno ? tachy__errno_code(t->sys_errno) : fail_code(t, e);
                     if (rc == 0)
                         rc = TACHY_EPEERCLOSED;
                     t->fatal = 1;
@@ -590,7 +560,7 @@ static ssize_t tls_stream_write(tachy__conn *c, const void *buf, size_t len, int
             left -= n;
             continue;
         }
-        rc = wait_fd(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms);
+        rc = tachy__wait_fd(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms);
         if (rc < 0) {
             /* A record may be half written: the stream cannot continue (ws.c fails it). */
             pthread_mutex_lock(&t->lock);
