@@ -1003,8 +1003,8 @@ static void *client_pinger(void *arg) {
     return NULL;
 }
 
-static void websocket_cross_thread_sends(void **state) {
-    (void)state;
+/* A wss client on /wshold, and the server's handle for it (retained: release it). */
+static tc *open_held_ws(tachy_ws **out) {
     pthread_mutex_lock(&held_lock);
     held = NULL;
     pthread_mutex_unlock(&held_lock);
@@ -1019,6 +1019,14 @@ static void websocket_cross_thread_sends(void **state) {
             ts_sleep_ms(10);
     }
     assert_non_null(ws);
+    *out = ws;
+    return c;
+}
+
+static void websocket_cross_thread_sends(void **state) {
+    (void)state;
+    tachy_ws *ws;
+    tc *c = open_held_ws(&ws);
     /* The client's frames go out from a thread of their own while this one sends through
      * the server's handle; the client's SSL object is only written there until joined. */
     pthread_t t;
@@ -1058,20 +1066,8 @@ static void websocket_cross_thread_sends(void **state) {
  * writes the socket itself and must not be taken), arrives intact, and is counted. */
 static void websocket_broadcast_over_tls(void **state) {
     (void)state;
-    pthread_mutex_lock(&held_lock);
-    held = NULL;
-    pthread_mutex_unlock(&held_lock);
-    tc *c = tc_open(port);
-    ws_upgrade(c, "/wshold");
-    tachy_ws *ws = NULL;
-    for (int i = 0; i < 300 && !ws; i++) {
-        pthread_mutex_lock(&held_lock);
-        ws = held;
-        pthread_mutex_unlock(&held_lock);
-        if (!ws)
-            ts_sleep_ms(10);
-    }
-    assert_non_null(ws);
+    tachy_ws *ws;
+    tc *c = open_held_ws(&ws);
     tachy_ws *list[2] = {ws, NULL};
     for (int i = 0; i < 20; i++) {
         char msg[32];
