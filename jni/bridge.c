@@ -238,6 +238,12 @@ static void hb_addr(head_buf *b, int rc, const char *host, int port) {
     hb_num(b, (size_t)port);
 }
 
+/* tachy_field_fn: one request field into the head. */
+static void hb_field(void *user, const char *name, size_t nlen, const char *value, size_t vlen) {
+    hb_put(user, name, nlen);
+    hb_put(user, value, vlen);
+}
+
 static void hb_headers(head_buf *b, const tachy_headers *h) {
     size_t cursor = 0;
     const char *name, *value;
@@ -269,7 +275,9 @@ static void head_build(head_buf *b, tachy_exchange *ex) {
     hb_addr(b, rc, host, port);
     rc = tachy_exchange_local_address(ex, host, sizeof host, &port);
     hb_addr(b, rc, host, port);
-    hb_headers(b, tachy_exchange_request_headers(ex));
+    /* Without building the core's headers object: Java keeps its own (RequestHeaders). */
+    if (tachy_exchange_request_fields(ex, hb_field, b) < 0)
+        b->failed = 1;
 }
 
 int tachy_jni__dispatch(tachy_exchange *ex, void *user) {

@@ -222,6 +222,33 @@ static int file_handler(tachy_exchange *ex, void *user) {
     return 0;
 }
 
+/* tachy_field_fn: "name=value;" into a buffer. */
+static void field_line(void *user, const char *name, size_t nl, const char *value, size_t vl) {
+    char *out = user;
+    size_t at = strlen(out);
+    snprintf(out + at, 1024 - at, "%.*s=%.*s;", (int)nl, name, (int)vl, value);
+}
+
+/* GET /fields: the request fields as tachy_exchange_request_fields visits them, then (when
+ * the query says so) again after a change through the headers object. */
+static int fields_handler(tachy_exchange *ex, void *user) {
+    (void)user;
+    char out[2048] = "";
+    ssize_t n = tachy_exchange_request_fields(ex, field_line, out);
+    const char *q = tachy_exchange_request_query(ex);
+    if (q && strcmp(q, "change") == 0) {
+        tachy_headers_set(tachy_exchange_request_headers(ex), "X-a", "changed");
+        strcat(out, "|");
+        n += tachy_exchange_request_fields(ex, field_line, out + strlen(out));
+    }
+    char body[2100];
+    int len = snprintf(body, sizeof body, "%zd %s", n, out);
+    tachy_exchange_send_response_headers(ex, 200, len);
+    tachy_exchange_write(ex, body, (size_t)len);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
 static tachy_server *srv;
 static int port;
 static int bad_seen[2];
@@ -241,6 +268,7 @@ static int setup(void **state) {
     tachy_server_create_context(srv, "/get", getters, NULL, NULL);
     tachy_server_create_context(srv, "/own", own_headers, NULL, NULL);
     tachy_server_create_context(srv, "/file", file_handler, NULL, NULL);
+    tachy_server_create_context(srv, "/fields", fields_handler, NULL, NULL);
     snprintf(file_path, sizeof file_path, "/tmp/tachy-test-file-%d", (int)getpid());
     FILE *f = fopen(file_path, "wb");
     assert_non_null(f);
@@ -585,6 +613,22 @@ static void test_framing_headers_replace_the_handlers_like_the_jdk(void **state)
     ts_close(fd);
 }
 
+/* request_fields: names normalised, arrival order (the two x-a values keep theirs, the
+ * other name stays between them), then the headers object's grouped pairs after a set. */
+static void test_request_fields(void **state) {
+    (void)state;
+    ts_response r;
+    int fd = roundtrip("GET /fields HTTP/1.1\r\nhost: h\r\nX-A: 1\r\nCONTENT-TYPE: t/p\r\n"
+                       "x-a: 2\r\n\r\n", &r, 0);
+    assert_string_equal(r.body, "4 Host=h;X-a=1;Content-type=t/p;X-a=2;");
+    ts_response_free(&r);
+    ts_close(fd);
+    fd = roundtrip("GET /fields?change HTTP/1.1\r\nX-A: 1\r\nB: 2\r\nx-a: 3\r\n\r\n", &r, 0);
+    assert_string_equal(r.body, "5 X-a=1;B=2;X-a=3;|X-a=changed;B=2;");
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
 static void check_file_body(const ts_response *r, int64_t off, int64_t len) {
     assert_int_equal(r->status, 200);
     assert_int_equal(r->body_len, (size_t)len);
@@ -650,6 +694,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_length),
         cmocka_unit_test(test_send_file),
+        cmocka_unit_test(test_request_fields),
         cmocka_unit_test(test_send_file_short),
         cmocka_unit_test(test_chunked_response),
         cmocka_unit_test(test_no_body_minus_one),

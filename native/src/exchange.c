@@ -298,6 +298,33 @@ TACHY_API tachy_headers *tachy_exchange_request_headers(tachy_exchange *ex) {
     }
     return ex->req_headers;
 }
+TACHY_API ssize_t tachy_exchange_request_fields(tachy_exchange *ex, tachy_field_fn fn, void *user) {
+    if (!ex || !fn)
+        return TACHY_EINVAL;
+    ssize_t n = 0;
+    if (ex->nlazy == 0) { /* built (or there are none): its pairs, as a filter left them */
+        size_t cur = 0, nl, vl;
+        const char *name, *value;
+        while (tachy__headers_next_n(ex->req_headers, &cur, &name, &nl, &value, &vl)) {
+            fn(user, name, nl, value, vl);
+            n++;
+        }
+        return n;
+    }
+    char stack[256];
+    for (size_t i = 0; i < ex->nlazy; i++) {
+        const tachy__header_ref *h = &ex->lazy[i];
+        char *name = h->name.len <= sizeof stack ? stack : malloc(h->name.len);
+        if (!name)
+            return TACHY_ENOMEM;
+        tachy__headers_normalize_n(name, h->name.base, h->name.len);
+        fn(user, name, h->name.len, h->value.base, h->value.len);
+        if (name != stack)
+            free(name);
+        n++;
+    }
+    return n;
+}
 TACHY_API tachy_headers *tachy_exchange_response_headers(tachy_exchange *ex) {
     return ex ? ex->rsp_headers : NULL;
 }

@@ -112,7 +112,7 @@ static int name_equal(const char *a, const char *b, size_t n) {
 
 /* The JDK's Headers.normalize: first char a-z upper-cased, every other A-Z lower-cased,
  * all other bytes (including UTF-8) untouched. dst may be src, not otherwise overlap. */
-static void normalize_into(char *dst, const char *src, size_t n) {
+void tachy__headers_normalize_n(char *dst, const char *src, size_t n) {
     uint64_t w;
     if (n >= 8) {
         /* Whole words, then the last eight bytes (lower-casing twice is harmless). The
@@ -280,7 +280,7 @@ static int add_hashed(tachy_headers *h, const char *name, size_t nlen, uint32_t 
     } else {
         if (nlen == SIZE_MAX || (nstore = arena_alloc(h, nlen + 1)) == NULL)
             return TACHY_ENOMEM;
-        normalize_into(nstore, name, nlen);
+        tachy__headers_normalize_n(nstore, name, nlen);
         nstore[nlen] = '\0';
     }
     vstore = arena_strdup(h, value, vlen);
@@ -541,7 +541,7 @@ int tachy_headers_normalize(const char *name, char *out, size_t cap) {
         return TACHY_EBADHEADER;
     if (n >= cap || n > INT_MAX)
         return TACHY_EINVAL;
-    normalize_into(out, name, n);
+    tachy__headers_normalize_n(out, name, n);
     out[n] = '\0';
     return (int)n;
 }

@@ -216,6 +216,9 @@ int tachy__headers_add_trusted(tachy_headers *h, const char *name, size_t nlen,
 /* Checks name and value for CR, LF, NUL (a response header must never carry them):
  * 0 or TACHY_EBADHEADER. */
 int tachy__headers_validate(const tachy_headers *h);
+/* Headers.normalize of src[0,n) into dst (dst may be src): the first byte upper-cased if
+ * it is a-z, every other A-Z lower-cased, other bytes untouched. Any thread. */
+void tachy__headers_normalize_n(char *dst, const char *src, size_t n);
 /* tachy_headers_next with the lengths it already knows (the response head is written from
  * it). Owner thread. */
 int tachy__headers_next_n(const tachy_headers *h, size_t *cursor, const char **name,

@@ -52,6 +52,23 @@ TACHY_API const char *tachy_exchange_protocol(const tachy_exchange *ex);
 /* Request headers (HttpExchange.getRequestHeaders). Borrowed; may be modified. */
 TACHY_API tachy_headers *tachy_exchange_request_headers(tachy_exchange *ex);
 
+/* Called by tachy_exchange_request_fields for each field; the strings are valid during the
+ * call only and are not NUL-terminated. */
+typedef void (*tachy_field_fn)(void *user, const char *name, size_t name_len, const char *value,
+                               size_t value_len);
+
+/*
+ * Visits the request's header fields without building the headers object (a bridge that
+ * copies every request's fields elsewhere, like the JNI provider, saves that work): fn gets
+ * each name as Headers.normalize makes it, and its value, in arrival order (the values of
+ * one name keep their order; unlike tachy_exchange_request_headers, different names are
+ * not grouped). Once the headers object exists (tachy_exchange_request_headers was called,
+ * by a filter say) its pairs are visited instead, so changes made to it are seen. Returns
+ * the number of fields visited, or TACHY_EINVAL / TACHY_ENOMEM (a name too long for the
+ * stack and no memory for it; the fields before it were visited). The exchange's thread.
+ */
+TACHY_API ssize_t tachy_exchange_request_fields(tachy_exchange *ex, tachy_field_fn fn, void *user);
+
 /* Declared request body length: >= 0 for Content-Length (0 when there is no body),
  * -1 for a chunked body. */
 TACHY_API int64_t tachy_exchange_request_content_length(const tachy_exchange *ex);
