@@ -596,16 +596,15 @@ def render_md(results, summ):
             if not rows:
                 L.append("_no server with this endpoint_"); L.append(""); continue
         elif P["kind"] == "ws":
-            L.append("**Placeholder, partly filled**: the load client is `bench/wsload.c`; a server takes part "
-                     "once it has the endpoint (tachy-hello: `/ws` echo; a tick endpoint is set with "
-                     "`BENCH_TACHY_TICK_PATH` — to be added by the WebSocket work, with the Java servers' "
-                     "endpoints). Columns: msg/s instead of req/s, CPU µs per message; errors = connections "
-                     "lost; non-2xx = bad payloads." + ("" if prof != "ws-tick10k" else
-                     " Tick latency = kernel receive timestamp (SO_TIMESTAMPNS) − the send time the server "
-                     "wrote into the tick; target p99 < 5 ms."))
+            L.append("The load client is `bench/wsload.c` (echo: each connection sends a 64-byte binary "
+                     "message and waits for it back; latency per round trip). Only `tachy-c` takes part "
+                     "(tachy-hello `/ws`): nginx has no WebSocket application of its own, the JDK's "
+                     "server and robaho/httpserver have no server-side WebSocket API, and "
+                     "`bench/servers/BenchServer.java` stays within the JDK's API. Columns: msg/s instead "
+                     "of req/s, CPU µs per message; errors = connections lost; non-2xx = bad payloads.")
             L.append("")
             if not rows:
-                L.append("_no server with this endpoint yet_"); L.append(""); continue
+                L.append("_no server with this endpoint_"); L.append(""); continue
         if not rows:
             L.append("_no server measured_"); L.append(""); continue
         if prof == "close":
