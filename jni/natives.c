@@ -259,38 +259,44 @@ static uint32_t be32(const unsigned char *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
-/* Loads the serialised response headers (4-byte big-endian length + bytes, name then value,
- * per pair; TachyHttpExchange.serialise) into the exchange's response headers. */
-static int headers_load(tachy_headers *h, const unsigned char *p, size_t len) {
-    size_t i = 0;
-    tachy_headers_clear(h);
+/* The serialised response headers (4-byte big-endian length + bytes, name then value, per
+ * pair; TachyHttpExchange.serialise) as fields pointing into p. *out is fields, or a
+ * malloc'ed array when there are more; returns the count or a negative code. */
+static ssize_t fields_load(const unsigned char *p, size_t len, tachy_field *fields, size_t cap,
+                           tachy_field **out) {
+    size_t i = 0, n = 0;
+    *out = fields;
     while (i < len) {
-        if (len - i < 4) {
-            return TACHY_EINVAL;
+        const char *part[2];
+        uint32_t plen[2];
+        for (int k = 0; k < 2; k++) {
+            if (len - i < 4) {
+                return TACHY_EINVAL;
+            }
+            plen[k] = be32(p + i);
+            i += 4;
+            if (len - i < plen[k]) {
+                return TACHY_EINVAL;
+            }
+            part[k] = (const char *)p + i;
+            i += plen[k];
         }
-        uint32_t nl = be32(p + i);
-        i += 4;
-        if (len - i < nl) {
-            return TACHY_EINVAL;
+        if (n == cap) {
+            size_t ncap = cap * 2;
+            tachy_field *grown = *out == fields ? malloc(ncap * sizeof *grown)
+                                                : realloc(*out, ncap * sizeof *grown);
+            if (grown == NULL) {
+                return TACHY_ENOMEM;
+            }
+            if (*out == fields) {
+                memcpy(grown, fields, n * sizeof *grown);
+            }
+            *out = grown;
+            cap = ncap;
         }
-        const char *name = (const char *)p + i;
-        i += nl;
-        if (len - i < 4) {
-            return TACHY_EINVAL;
-        }
-        uint32_t vl = be32(p + i);
-        i += 4;
-        if (len - i < vl) {
-            return TACHY_EINVAL;
-        }
-        const char *value = (const char *)p + i;
-        i += vl;
-        int rc = tachy_headers_add_n(h, name, nl, value, vl);
-        if (rc < 0) {
-            return rc;
-        }
+        (*out)[n++] = (tachy_field){part[0], plen[0], part[1], plen[1]};
     }
-    return 0;
+    return (ssize_t)n;
 }
 
 /* Returns a negative code, or the epoch second the headers were sent at (time(): the coarse
@@ -310,21 +316,21 @@ static jlong JNICALL n_send_response_headers(JNIEnv *env, jclass cls, jlong jex,
             return TACHY_ENOMEM;
         }
     }
-    int rc = 0;
     if (hdrs_len > 0) {
         /* hdrs_len <= hdrs.length (TachyHttpExchange passes an exact or larger array). */
         (*env)->GetByteArrayRegion(env, hdrs, 0, hdrs_len, (jbyte *)p);
     }
-    if (rc == 0) {
-        rc = headers_load(tachy_exchange_response_headers(ex), p, (size_t)hdrs_len);
+    /* Straight from Java's headers to the head: the core's headers object is not used. */
+    tachy_field local[32];
+    tachy_field *fields;
+    ssize_t n = fields_load(p, (size_t)hdrs_len, local, 32, &fields);
+    int rc = n < 0 ? (int)n : tachy_exchange_send_response_fields(ex, code, len, fields, (size_t)n);
+    if (fields != local) {
+        free(fields);
     }
     if (p != stack) {
         free(p);
     }
-    if (rc < 0) {
-        return rc;
-    }
-    rc = tachy_exchange_send_response_headers(ex, code, len);
     if (rc < 0) {
         return rc;
     }

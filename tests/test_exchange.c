@@ -249,6 +249,24 @@ static int fields_handler(tachy_exchange *ex, void *user) {
     return 0;
 }
 
+/* GET /sendfields: the response headers as fields (one with CR first, refused), Date and
+ * Content-length among them as a handler may set them, and Connection: close. */
+static atomic_int fields_bad_rc;
+static int sendfields_handler(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_field evil = {"X-evil", 6, "a\r\nInjected: yes", 17};
+    atomic_store(&fields_bad_rc, tachy_exchange_send_response_fields(ex, 200, 2, &evil, 1));
+    const tachy_field f[] = {{"Content-type", 12, "text/plain", 10},
+                             {"Date", 4, "yesterday", 9},
+                             {"Content-length", 14, "99", 2},
+                             {"X-empty", 7, NULL, 0},
+                             {"Connection", 10, "Close", 5}};
+    tachy_exchange_send_response_fields(ex, 200, 2, f, sizeof f / sizeof f[0]);
+    tachy_exchange_write(ex, "ok", 2);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
 static tachy_server *srv;
 static int port;
 static int bad_seen[2];
@@ -269,6 +287,7 @@ static int setup(void **state) {
     tachy_server_create_context(srv, "/own", own_headers, NULL, NULL);
     tachy_server_create_context(srv, "/file", file_handler, NULL, NULL);
     tachy_server_create_context(srv, "/fields", fields_handler, NULL, NULL);
+    tachy_server_create_context(srv, "/sendfields", sendfields_handler, NULL, NULL);
     snprintf(file_path, sizeof file_path, "/tmp/tachy-test-file-%d", (int)getpid());
     FILE *f = fopen(file_path, "wb");
     assert_non_null(f);
@@ -629,6 +648,28 @@ static void test_request_fields(void **state) {
     ts_close(fd);
 }
 
+/* send_response_fields: CR refused with nothing sent; then the fields in order, the
+ * handler's Date and Content-length replaced by tachy's own, an empty value kept, and
+ * "Connection: Close" honoured (the connection closes after the response). */
+static void test_send_response_fields(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    ts_send(fd, "GET /sendfields HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    size_t len;
+    int eof = 0;
+    char *raw = ts_read_raw(fd, 3000, &len, &eof);
+    assert_true(eof);
+    assert_int_equal(atomic_load(&fields_bad_rc), TACHY_EBADHEADER);
+    assert_null(strstr(raw, "Injected"));
+    assert_non_null(strstr(raw, "HTTP/1.1 200 OK\r\nDate: "));
+    assert_null(strstr(raw, "yesterday"));
+    assert_null(strstr(raw, ": 99"));
+    assert_non_null(strstr(raw, "\r\nContent-type: text/plain\r\nX-empty: \r\nConnection: Close\r\n"
+                                "Content-length: 2\r\n\r\nok"));
+    free(raw);
+    ts_close(fd);
+}
+
 static void check_file_body(const ts_response *r, int64_t off, int64_t len) {
     assert_int_equal(r->status, 200);
     assert_int_equal(r->body_len, (size_t)len);
@@ -695,6 +736,7 @@ int main(void) {
         cmocka_unit_test(test_fixed_length),
         cmocka_unit_test(test_send_file),
         cmocka_unit_test(test_request_fields),
+        cmocka_unit_test(test_send_response_fields),
         cmocka_unit_test(test_send_file_short),
         cmocka_unit_test(test_chunked_response),
         cmocka_unit_test(test_no_body_minus_one),

@@ -552,9 +552,57 @@ static const char *reason_phrase(int code, size_t *len) {
 #undef R
 }
 
+/* The next response header for the head: from the headers object (it refused CR/LF/NUL
+ * when they were added) or from a caller's field array (checked here). */
+typedef struct head_src {
+    const tachy_headers *h;
+    const tachy_field *f;
+    size_t n, cur;
+} head_src;
+
+static int head_next(head_src *s, const char **name, size_t *nl, const char **value, size_t *vl) {
+    if (s->h)
+        return tachy__headers_next_n(s->h, &s->cur, name, nl, value, vl);
+    if (s->cur >= s->n)
+        return 0;
+    const tachy_field *f = &s->f[s->cur++];
+    *name = f->name;
+    *nl = f->name_len;
+    *value = f->value_len ? f->value : "";
+    *vl = f->value_len;
+    return 1;
+}
+
+/* 1 if s[0,n) holds CR, LF or NUL (a header that would split the response). */
+static int field_forbidden(const char *s, size_t n) {
+    return memchr(s, '\r', n) || memchr(s, '\n', n) || memchr(s, '\0', n);
+}
+
+static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src);
+
 TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code, int64_t len) {
     if (!ex)
         return TACHY_EINVAL;
+    head_src src = {ex->rsp_headers, NULL, 0, 0};
+    return send_head(ex, code, len, &src);
+}
+
+TACHY_API int tachy_exchange_send_response_fields(tachy_exchange *ex, int code, int64_t len,
+                                                  const tachy_field *fields, size_t n) {
+    if (!ex || (n && !fields))
+        return TACHY_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!fields[i].name || fields[i].name_len == 0 || (fields[i].value_len && !fields[i].value))
+            return TACHY_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (field_forbidden(fields[i].name, fields[i].name_len) ||
+            (fields[i].value_len && field_forbidden(fields[i].value, fields[i].value_len)))
+            return TACHY_EBADHEADER;
+    head_src src = {NULL, fields, n, 0};
+    return send_head(ex, code, len, &src);
+}
+
+static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src) {
     if (ex->closed)
         return TACHY_ECLOSED;
     if (ex->rsp_code >= 0)
@@ -562,8 +610,6 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
     if (code < 0 || code > 999 || len < -1) /* the JDK sends "HTTP/1.1 99 " as given */
         return TACHY_EINVAL;
     tachy__conn *c = ex->conn;
-    tachy_headers *h = ex->rsp_headers;
-    /* No CR/LF check here: the headers API refuses them when they are added. */
 
     int no_length_header = 0;
     if ((code >= 100 && code < 200) || code == 204 || code == 304) {
@@ -624,9 +670,9 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
     d[6 + TACHY__DATE_LEN] = '\r';
     d[7 + TACHY__DATE_LEN] = '\n';
     w->len += cl + pl + 2 + 8 + TACHY__DATE_LEN;
-    size_t cur = 0, nl, vl;
+    size_t nl, vl;
     const char *name, *value;
-    while (tachy__headers_next_n(h, &cur, &name, &nl, &value, &vl)) {
+    while (head_next(src, &name, &nl, &value, &vl)) {
         /* Names are normalised ("Content-length"), so exact comparisons suffice. Like the
          * JDK's set(), ours replaces the handler's header only when we write one. */
         if ((nl == 4 && memcmp(name, "Date", 4) == 0) ||
@@ -635,7 +681,8 @@ TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code,
              memcmp(name, "Transfer-encoding", 17) == 0))
             continue;
         /* A handler that answers "Connection: close" gets it honoured. */
-        if (nl == 10 && memcmp(name, "Connection", 10) == 0 && strcasecmp(value, "close") == 0)
+        if (nl == 10 && memcmp(name, "Connection", 10) == 0 && vl == 5 &&
+            strncasecmp(value, "close", 5) == 0)
             c->close_after = 1;
         if (tachy__buf_reserve(w, nl + vl + 4) < 0)
             return fail(ex, TACHY_ENOMEM);

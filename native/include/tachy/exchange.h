@@ -103,6 +103,27 @@ TACHY_API tachy_headers *tachy_exchange_response_headers(tachy_exchange *ex);
  */
 TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code, int64_t len);
 
+/* One header field given by pointer and length (not NUL-terminated). */
+typedef struct tachy_field {
+    const char *name;
+    size_t name_len;
+    const char *value;
+    size_t value_len;
+} tachy_field;
+
+/*
+ * tachy_exchange_send_response_headers with the response headers given as n fields, in
+ * the order to send them, instead of the headers object (which is neither read nor
+ * changed): for a bridge that keeps the headers elsewhere (the JNI provider keeps Java's).
+ * Names must be in Headers.normalize form ("Content-type"): the JDK's rules that replace
+ * Date, Content-length and Transfer-encoding and honour "Connection: close" compare them
+ * exactly. TACHY_EINVAL for an empty name (nothing sent), TACHY_EBADHEADER for CR, LF or
+ * NUL in a name or value (nothing sent); otherwise as tachy_exchange_send_response_headers.
+ * The fields are copied before it returns. The exchange's thread.
+ */
+TACHY_API int tachy_exchange_send_response_fields(tachy_exchange *ex, int code, int64_t len,
+                                                  const tachy_field *fields, size_t n);
+
 /* The code passed to send_response_headers, or -1 before (getResponseCode). */
 TACHY_API int tachy_exchange_response_code(const tachy_exchange *ex);
 
