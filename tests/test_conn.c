@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/socket.h>
+
 #include "tsupport.h"
 
 static int hello(tachy_exchange *ex, void *user) {
@@ -370,6 +372,48 @@ static void test_idle_timeout(void **state) {
     ts_stop(s);
 }
 
+/*
+ * A client that sends (part of) a request and shuts down its side at once: request and FIN
+ * often reach the server before it reads, as one epoll edge; the read returns the bytes
+ * and the FIN would never be reported again. The server must see the EOF now, not at the
+ * idle deadline (20 s here). Many rounds, since the order of arrival is a race.
+ */
+static void test_peer_shutdown_behind_data_is_seen(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.idle_interval_ms = 20000;
+    int p;
+    tachy_server *s = start(&o, &p);
+    for (int round = 0; round < 40; round++) {
+        int fd = ts_connect(p);
+        if (round % 2 == 0) {
+            /* a partial head, then gone: closed without an answer */
+            ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n", -1);
+            shutdown(fd, SHUT_WR);
+            long t0 = ts_now_ms();
+            assert_true(ts_wait_eof(fd, 5000));
+            assert_true(ts_now_ms() - t0 < 3000);
+        } else {
+            /* a whole request, then the write side shut: answered, then closed */
+            ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+            shutdown(fd, SHUT_WR);
+            ts_response r;
+            assert_int_equal(ts_read_response(fd, &r, 0), 0);
+            assert_int_equal(r.status, 200);
+            ts_response_free(&r);
+            long t0 = ts_now_ms();
+            assert_true(ts_wait_eof(fd, 5000));
+            assert_true(ts_now_ms() - t0 < 3000);
+        }
+        ts_close(fd);
+    }
+    for (int i = 0; i < 300 && tachy_server_connection_count(s) > 0; i++)
+        ts_sleep_ms(10);
+    assert_int_equal(tachy_server_connection_count(s), 0);
+    ts_stop(s);
+}
+
 static void test_slow_client_cut_off(void **state) {
     (void)state;
     tachy_options o;
@@ -602,6 +646,7 @@ int main(void) {
         cmocka_unit_test(test_404_and_500_like_the_jdk),
         cmocka_unit_test(test_empty_uri_path_matches_no_context),
         cmocka_unit_test(test_idle_timeout),
+        cmocka_unit_test(test_peer_shutdown_behind_data_is_seen),
         cmocka_unit_test(test_slow_client_cut_off),
         cmocka_unit_test(test_max_idle_connections),
         cmocka_unit_test(test_max_connections),

@@ -356,6 +356,13 @@ void tachy__conn_run(tachy__conn *c) {
                 must_read = 1;
                 continue;
             }
+            /* The peer has shut down its side and its FIN may sit behind what we read:
+             * no edge will report it again, so read until EOF instead of parking. */
+            if (atomic_load_explicit(&c->peer_hup, memory_order_relaxed) &&
+                atomic_exchange(&c->peer_hup, 0)) {
+                must_read = 1;
+                continue;
+            }
             /* Would block: pending output goes out first, then c waits in the park set. */
             if (tachy__conn_flush(c) < 0)
                 goto close;

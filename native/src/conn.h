@@ -149,6 +149,8 @@ struct tachy__conn {
     socklen_t peer_len, local_len;
     tachy__buf rbuf, wbuf;
     int last_read_full;       /* the last recv filled all the space it was given */
+    atomic_int peer_hup;      /* an event said the peer shut down its side: read to EOF
+                                 before parking (that edge will not come again) */
     char peer_host[48], local_host[48]; /* numeric hosts, formatted once per connection */
     int peer_port, local_port;
     int addr_cached;          /* bit 1: peer, bit 2: local */

@@ -41,6 +41,11 @@
 #include <unistd.h>
 
 #define WAKE_TOKEN UINT64_MAX
+/* Set in a connection's token (in the slot half, above any slot number) when its event
+ * reported the peer's shutdown (EPOLLRDHUP/HUP/ERR). A request and the FIN behind it can
+ * arrive before one epoll_wait and come as one edge: the read returns the request, and
+ * without this bit nothing would ever report the FIN again. */
+#define HUP_BIT ((uint64_t)1 << 31)
 #define LISTEN_TOKEN (UINT64_MAX - 1)
 #define ACCEPT_BATCH 64   /* connections accepted per listening-socket event */
 #define TRIM_PEAK 256     /* connections: a burst worth giving memory back after */
@@ -80,10 +85,13 @@ static tachy__conn *slot_conn(tachy_server *srv, uint32_t slot) {
  * bits). With mark_pending, a connection that is already owned is marked PENDING so that
  * its owner reads again. Returns the connection when the caller now owns it, else NULL.
  */
-static tachy__conn *claim(tachy_server *srv, uint32_t slot, uint32_t gen32, int mark_pending) {
+static tachy__conn *claim(tachy_server *srv, uint32_t slot, uint32_t gen32, int mark_pending,
+                          int hup) {
     tachy__conn *c = slot_conn(srv, slot);
     if (!c)
         return NULL;
+    if (hup && (uint32_t)st_gen(atomic_load(&c->state)) == gen32)
+        atomic_store(&c->peer_hup, 1); /* for us, or for the owner we mark PENDING */
     for (;;) {
         uint64_t s = atomic_load(&c->state);
         if ((uint32_t)st_gen(s) != gen32)
@@ -221,12 +229,20 @@ static int ready_pop(tachy_server *srv, uint64_t *tok) {
     return got;
 }
 
+/* An event's token, with HUP_BIT when it reported the peer's shutdown. */
+static uint64_t ev_token(const struct epoll_event *ev) {
+    uint64_t tok = ev->data.u64;
+    if (tok != WAKE_TOKEN && tok != LISTEN_TOKEN && (ev->events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+        tok |= HUP_BIT;
+    return tok;
+}
+
 static void ready_push(tachy_server *srv, const struct epoll_event *ev, int n) {
     pthread_mutex_lock(&srv->ready_lock);
     for (int i = 0; i < n; i++) {
         if (ev[i].data.u64 == WAKE_TOKEN || srv->ready_count == srv->ready_cap)
             continue; /* a full ring cannot happen: batches are sized to its free space */
-        srv->ready[(srv->ready_head + srv->ready_count) % srv->ready_cap] = ev[i].data.u64;
+        srv->ready[(srv->ready_head + srv->ready_count) % srv->ready_cap] = ev_token(&ev[i]);
         __atomic_store_n(&srv->ready_count, srv->ready_count + 1, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&srv->ready_lock);
@@ -295,7 +311,8 @@ static void serve_token(tachy_server *srv, uint64_t tok) {
         accept_some(srv);
         return;
     }
-    tachy__conn *c = claim(srv, (uint32_t)tok, (uint32_t)(tok >> 32), 1);
+    tachy__conn *c = claim(srv, (uint32_t)(tok & ~HUP_BIT), (uint32_t)(tok >> 32), 1,
+                           (tok & HUP_BIT) != 0);
     if (c)
         tachy__conn_run(c);
 }
@@ -360,7 +377,7 @@ static void *worker_main(void *arg) {
         if (evs[0].data.u64 == WAKE_TOKEN)
             continue; /* stop(): the loop head sees the state */
         atomic_fetch_add_explicit(&srv->progress, 1, memory_order_relaxed);
-        serve_token(srv, evs[0].data.u64);
+        serve_token(srv, ev_token(&evs[0]));
     }
 
     if (srv->opt.on_thread_stop)
@@ -537,7 +554,7 @@ static void sweep(tachy_server *srv, int all) {
             continue;
         if (!all && atomic_load_explicit(&c->deadline, memory_order_relaxed) > now)
             continue;
-        if (claim(srv, c->slot, (uint32_t)st_gen(s), 0)) {
+        if (claim(srv, c->slot, (uint32_t)st_gen(s), 0, 0)) {
             c->next_free = victims; /* reused as a scratch link until closed */
             victims = c;
         }
