@@ -73,6 +73,29 @@ def cpu_split(pid):
     return int(rest[11]), int(rest[12])  # fields 14 utime, 15 stime (clock ticks, all threads)
 
 
+def sampled_load(pid, cmd, duration, env=None):
+    """Runs the load command cmd against the server pid (killed after duration + 30 s),
+    sampling the server's RSS and thread count every 0.2 s and reading its CPU ticks before
+    and after. Returns rss0, threads0, rss peak, threads peak, user0, sys0, user1, sys1,
+    the command's output and the start time."""
+    rss0, thr0 = rss_kb(pid), threads(pid)
+    u0, s0 = cpu_split(pid)
+    t0 = time.time()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
+    peak, thr_peak = rss0 or 0, thr0 or 0
+    while p.poll() is None:
+        r = rss_kb(pid); t = threads(pid)
+        if r: peak = max(peak, r)
+        if t: thr_peak = max(thr_peak, t)
+        if time.time() - t0 > duration + 30:
+            p.kill()
+            break
+        time.sleep(0.2)
+    out = p.communicate()[0]
+    u1, s1 = cpu_split(pid)
+    return rss0, thr0, peak, thr_peak, u0, s0, u1, s1, out, t0
+
+
 def cpu_ticks(pid):
     u, s = cpu_split(pid)
     return u + s
@@ -282,23 +305,8 @@ def run_wrk(srv, prof, duration, rawfile, conns=None):
            "--timeout", "5s", "--latency", "-s", os.path.join(BENCH, "lua", prof["script"]), url]
     env = dict(os.environ, BENCH_LUA_DIR=os.path.join(BENCH, "lua"))
     pid = srv.pid
-    rss0, thr0 = rss_kb(pid), threads(pid)
-    u0, s0 = cpu_split(pid)
-    c0 = u0 + s0
-    t0 = time.time()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
-    peak, thr_peak = rss0 or 0, thr0 or 0
-    while p.poll() is None:
-        r = rss_kb(pid); t = threads(pid)
-        if r: peak = max(peak, r)
-        if t: thr_peak = max(thr_peak, t)
-        if time.time() - t0 > duration + 30:
-            p.kill()
-            break
-        time.sleep(0.2)
-    out = p.communicate()[0]
-    u1, s1 = cpu_split(pid)
-    c1 = u1 + s1
+    rss0, thr0, peak, thr_peak, u0, s0, u1, s1, out, t0 = sampled_load(pid, cmd, duration, env)
+    c0, c1 = u0 + s0, u1 + s1
     wall = time.time() - t0
     with open(rawfile, "w") as f:
         f.write("# " + " ".join(cmd) + "\n" + out)
@@ -338,23 +346,8 @@ def run_h2load(srv, prof, duration, rawfile):
     cmd = ["taskset", "-c", LOAD_CORE, "h2load", "--h1", "-t1", f"-c{prof['conns']}", f"-m{prof['depth']}",
            f"-D{max(1, int(round(duration)))}", "--warm-up-time=0", f"--log-file={logf}", url]
     pid = srv.pid
-    rss0, thr0 = rss_kb(pid), threads(pid)
-    u0, s0 = cpu_split(pid)
-    c0 = u0 + s0
-    t0 = time.time()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    peak, thr_peak = rss0 or 0, thr0 or 0
-    while p.poll() is None:
-        r = rss_kb(pid); t = threads(pid)
-        if r: peak = max(peak, r)
-        if t: thr_peak = max(thr_peak, t)
-        if time.time() - t0 > duration + 30:
-            p.kill()
-            break
-        time.sleep(0.2)
-    out = p.communicate()[0]
-    u1, s1 = cpu_split(pid)
-    c1 = u1 + s1
+    rss0, thr0, peak, thr_peak, u0, s0, u1, s1, out, t0 = sampled_load(pid, cmd, duration)
+    c0, c1 = u0 + s0, u1 + s1
     out = "\n".join(l for l in out.splitlines() if not l.startswith("progress:"))
     lat = []
     try:
