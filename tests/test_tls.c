@@ -446,6 +446,14 @@ static int tc_response(tc *c, resp *r) {
 
 static void resp_free(resp *r) { free(r->body); }
 
+/* The body is the pattern /big and /file serve, byte for byte. */
+static void check_pattern(const resp *r) {
+    for (size_t i = 0; i < r->body_len; i++)
+        if ((unsigned char)r->body[i] != pattern(i))
+            fail_msg("byte %zu differs", i);
+}
+
+
 /* GET path on c and checks status 200; returns the body (caller frees). */
 static char *tc_get(tc *c, const char *path) {
     char req[256];
@@ -726,9 +734,7 @@ static void chunked_bodies(void **state) {
     assert_int_equal(tc_response(c, &r), 0);
     assert_true(r.chunked);
     assert_int_equal(r.body_len, 3000000);
-    for (size_t i = 0; i < r.body_len; i++)
-        if ((unsigned char)r.body[i] != pattern(i))
-            fail_msg("byte %zu differs", i);
+    check_pattern(&r);
     resp_free(&r);
     tc_close(c);
 }
@@ -745,9 +751,7 @@ static void large_bodies(void **state) {
     resp r;
     assert_int_equal(tc_response(c, &r), 0);
     assert_int_equal(r.body_len, n);
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)r.body[i] != pattern(i))
-            fail_msg("byte %zu differs", i);
+    check_pattern(&r);
     resp_free(&r);
 
     /* 8 MiB up, fixed length, then chunked in 100 KiB chunks. */
@@ -795,9 +799,7 @@ static void send_file_over_tls(void **state) {
     assert_int_equal(tc_response(c, &r), 0);
     assert_int_equal(r.status, 200);
     assert_int_equal(r.body_len, n);
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)r.body[i] != pattern(i))
-            fail_msg("byte %zu differs", i);
+    check_pattern(&r);
     resp_free(&r);
     char *again = tc_get(c, "/");
     assert_non_null(again);
