@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
 
 static void zero_initialised_is_empty(void **state) {
     (void)state;

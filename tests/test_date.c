@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "base/base.h"
 
 static void expect(int64_t t, const char *want) {
     char out[TACHY__DATE_LEN + 1];

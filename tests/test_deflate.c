@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ws_internal.h"
+#include "ws/ws.h"
 
 static void fill_text(uint8_t *p, size_t n, uint32_t seed) {
     static const char words[] = "the quick brown fox jumps over the lazy dog websocket tachy ";
@@ -23,7 +23,7 @@ static void fill_text(uint8_t *p, size_t n, uint32_t seed) {
     }
 }
 
-static void inflate_all(tachy__inflater *inf, const uint8_t *c, size_t n, tachy__wsbuf *out) {
+static void inflate_all(tachy__inflater *inf, const uint8_t *c, size_t n, tachy__buf *out) {
     out->len = 0;
     assert_int_equal(tachy__inflater_feed(inf, c, n, 1, out, SIZE_MAX), 0);
 }
@@ -31,25 +31,25 @@ static void inflate_all(tachy__inflater *inf, const uint8_t *c, size_t n, tachy_
 /* RFC 7692 7.2.3: the sample compressed messages decode to "Hello". */
 static void rfc7692_examples(void **state) {
     (void)state;
-    tachy__wsbuf out = {0};
+    tachy__buf out = {0};
     tachy__inflater *inf;
     assert_int_equal(tachy__inflater_create(&inf, 0), 0);
 
     const uint8_t one[] = {0xf2, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00}; /* 7.2.3.1 */
     inflate_all(inf, one, sizeof one, &out);
     assert_int_equal(out.len, 5);
-    assert_memory_equal(out.data, "Hello", 5);
+    assert_memory_equal(out.bytes, "Hello", 5);
     const uint8_t again[] = {0xf2, 0x00, 0x11, 0x00, 0x00}; /* 7.2.3.2: uses the window */
     inflate_all(inf, again, sizeof again, &out);
     assert_int_equal(out.len, 5);
-    assert_memory_equal(out.data, "Hello", 5);
+    assert_memory_equal(out.bytes, "Hello", 5);
     const uint8_t bfinal[] = {0xf3, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00, 0x00}; /* 7.2.3.4 */
     inflate_all(inf, bfinal, sizeof bfinal, &out);
     assert_int_equal(out.len, 5);
-    assert_memory_equal(out.data, "Hello", 5);
+    assert_memory_equal(out.bytes, "Hello", 5);
     inflate_all(inf, again, sizeof again, &out); /* the window survived the final block */
     assert_int_equal(out.len, 5);
-    assert_memory_equal(out.data, "Hello", 5);
+    assert_memory_equal(out.bytes, "Hello", 5);
     tachy__inflater_destroy(inf);
     /* 7.2.3.3 (a stored block) ends byte-aligned, so the appended tail leaves the decoder
      * inside a new block header: it can only be the last message of a stream. */
@@ -57,14 +57,14 @@ static void rfc7692_examples(void **state) {
     const uint8_t stored[] = {0x00, 0x05, 0x00, 0xfa, 0xff, 0x48, 0x65, 0x6c, 0x6c, 0x6f};
     inflate_all(inf, stored, sizeof stored, &out);
     assert_int_equal(out.len, 5);
-    assert_memory_equal(out.data, "Hello", 5);
+    assert_memory_equal(out.bytes, "Hello", 5);
     tachy__inflater_destroy(inf);
     assert_int_equal(tachy__inflater_create(&inf, 0), 0);
     const uint8_t two_blocks[] = {0xf2, 0x48, 0x05, 0x00, 0x00, 0x00, 0xff,
                                   0xff, 0xca, 0xc9, 0xc9, 0x07, 0x00}; /* 7.2.3.5 */
     inflate_all(inf, two_blocks, sizeof two_blocks, &out);
     assert_int_equal(out.len, 5);
-    assert_memory_equal(out.data, "Hello", 5);
+    assert_memory_equal(out.bytes, "Hello", 5);
     tachy__inflater_destroy(inf);
 
     /* Our compressor produces the RFC's bytes for the first "Hello" and a shorter form
@@ -74,13 +74,13 @@ static void rfc7692_examples(void **state) {
     out.len = 0;
     assert_int_equal(tachy__deflater_compress(d, "Hello", 5, &out), 0);
     assert_int_equal(out.len, sizeof one);
-    assert_memory_equal(out.data, one, sizeof one);
+    assert_memory_equal(out.bytes, one, sizeof one);
     out.len = 0;
     assert_int_equal(tachy__deflater_compress(d, "Hello", 5, &out), 0);
     assert_int_equal(out.len, sizeof again);
-    assert_memory_equal(out.data, again, sizeof again);
+    assert_memory_equal(out.bytes, again, sizeof again);
     tachy__deflater_destroy(d);
-    tachy__wsbuf_free(&out);
+    tachy__buf_free(&out);
 }
 
 static void round_trip(int bits, int level, int snct, int cnct) {
@@ -91,7 +91,7 @@ static void round_trip(int bits, int level, int snct, int cnct) {
     static const size_t sizes[] = {0, 1, 2, 5, 100, 1000, 4096, 16383, 16384, 16385, 70000, 300000};
     uint8_t *msg = malloc(300000);
     assert_non_null(msg);
-    tachy__wsbuf c = {0}, out = {0};
+    tachy__buf c = {0}, out = {0};
     for (int round = 0; round < 2; round++) {
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
             fill_text(msg, sizes[i], (uint32_t)(i + 100 * round));
@@ -100,24 +100,24 @@ static void round_trip(int bits, int level, int snct, int cnct) {
             assert_true(c.len >= 1);
             if (sizes[i] == 0) { /* RFC 7692 7.2.3.6 */
                 assert_int_equal(c.len, 1);
-                assert_int_equal(c.data[0], 0);
+                assert_int_equal(c.bytes[0], 0);
             }
             if (snct) { /* each message stands alone: a fresh inflater decodes it */
                 tachy__inflater *fresh;
                 assert_int_equal(tachy__inflater_create(&fresh, 0), 0);
-                inflate_all(fresh, c.data, c.len, &out);
+                inflate_all(fresh, c.bytes, c.len, &out);
                 assert_int_equal(out.len, sizes[i]);
                 tachy__inflater_destroy(fresh);
             }
-            inflate_all(inf, c.data, c.len, &out);
+            inflate_all(inf, c.bytes, c.len, &out);
             assert_int_equal(out.len, sizes[i]);
             if (sizes[i])
-                assert_memory_equal(out.data, msg, sizes[i]);
+                assert_memory_equal(out.bytes, msg, sizes[i]);
         }
     }
     free(msg);
-    tachy__wsbuf_free(&c);
-    tachy__wsbuf_free(&out);
+    tachy__buf_free(&c);
+    tachy__buf_free(&out);
     tachy__deflater_destroy(d);
     tachy__inflater_destroy(inf);
 }
@@ -154,17 +154,17 @@ static void context_takeover_is_observable(void **state) {
     for (int nct = 0; nct < 2; nct++) {
         tachy__deflater *d;
         assert_int_equal(tachy__deflater_create(&d, 15, 8, 6, nct), 0);
-        tachy__wsbuf a = {0}, b = {0};
+        tachy__buf a = {0}, b = {0};
         assert_int_equal(tachy__deflater_compress(d, msg, sizeof msg, &a), 0);
         assert_int_equal(tachy__deflater_compress(d, msg, sizeof msg, &b), 0);
         if (nct) {
             assert_int_equal(a.len, b.len);
-            assert_memory_equal(a.data, b.data, a.len);
+            assert_memory_equal(a.bytes, b.bytes, a.len);
         } else {
             assert_true(b.len * 4 < a.len);
         }
-        tachy__wsbuf_free(&a);
-        tachy__wsbuf_free(&b);
+        tachy__buf_free(&a);
+        tachy__buf_free(&b);
         tachy__deflater_destroy(d);
     }
 }
@@ -176,26 +176,26 @@ static void frames_split_at_every_offset(void **state) {
     fill_text(msg, sizeof msg, 99);
     tachy__deflater *d;
     assert_int_equal(tachy__deflater_create(&d, 15, 8, 6, 1), 0);
-    tachy__wsbuf c = {0}, out = {0};
+    tachy__buf c = {0}, out = {0};
     assert_int_equal(tachy__deflater_compress(d, msg, sizeof msg, &c), 0);
     tachy__inflater *inf;
     assert_int_equal(tachy__inflater_create(&inf, 1), 0);
     for (size_t split = 0; split <= c.len; split++) {
         out.len = 0;
-        assert_int_equal(tachy__inflater_feed(inf, c.data, split, 0, &out, SIZE_MAX), 0);
+        assert_int_equal(tachy__inflater_feed(inf, c.bytes, split, 0, &out, SIZE_MAX), 0);
         assert_int_equal(
-            tachy__inflater_feed(inf, c.data + split, c.len - split, 1, &out, SIZE_MAX), 0);
+            tachy__inflater_feed(inf, c.bytes + split, c.len - split, 1, &out, SIZE_MAX), 0);
         assert_int_equal(out.len, sizeof msg);
-        assert_memory_equal(out.data, msg, sizeof msg);
+        assert_memory_equal(out.bytes, msg, sizeof msg);
     }
     /* Byte by byte, too. */
     out.len = 0;
     for (size_t i = 0; i < c.len; i++)
-        assert_int_equal(tachy__inflater_feed(inf, c.data + i, 1, i + 1 == c.len, &out, SIZE_MAX),
+        assert_int_equal(tachy__inflater_feed(inf, c.bytes + i, 1, i + 1 == c.len, &out, SIZE_MAX),
                          0);
     assert_int_equal(out.len, sizeof msg);
-    tachy__wsbuf_free(&c);
-    tachy__wsbuf_free(&out);
+    tachy__buf_free(&c);
+    tachy__buf_free(&out);
     tachy__deflater_destroy(d);
     tachy__inflater_destroy(inf);
 }
@@ -209,45 +209,45 @@ static void decompression_bomb_hits_the_limit(void **state) {
     assert_non_null(zeros);
     tachy__deflater *d;
     assert_int_equal(tachy__deflater_create(&d, 15, 8, 9, 0), 0);
-    tachy__wsbuf c = {0}, out = {0};
+    tachy__buf c = {0}, out = {0};
     assert_int_equal(tachy__deflater_compress(d, zeros, big, &c), 0);
     free(zeros);
     assert_true(c.len < 100000);
     tachy__inflater *inf;
     assert_int_equal(tachy__inflater_create(&inf, 0), 0);
-    assert_int_equal(tachy__inflater_feed(inf, c.data, c.len, 1, &out, limit), TACHY_ETOOBIG);
+    assert_int_equal(tachy__inflater_feed(inf, c.bytes, c.len, 1, &out, limit), TACHY_ETOOBIG);
     assert_true(out.len > limit && out.len <= limit + 1);
     assert_true(out.cap <= 2 * limit + 65536);
     /* Broken afterwards: refuses further input. */
-    assert_int_equal(tachy__inflater_feed(inf, c.data, 1, 1, &out, limit), TACHY_EPROTO);
+    assert_int_equal(tachy__inflater_feed(inf, c.bytes, 1, 1, &out, limit), TACHY_EPROTO);
     tachy__inflater_destroy(inf);
 
     /* Exactly at the limit is fine; one byte less is too big. */
     tachy__deflater_destroy(d);
     uint8_t small[1000] = {0};
-    tachy__wsbuf c2 = {0};
+    tachy__buf c2 = {0};
     assert_int_equal(tachy__deflater_create(&d, 15, 8, 9, 1), 0);
     assert_int_equal(tachy__inflater_create(&inf, 0), 0);
     c2.len = 0;
     assert_int_equal(tachy__deflater_compress(d, small, sizeof small, &c2), 0);
     out.len = 0;
-    assert_int_equal(tachy__inflater_feed(inf, c2.data, c2.len, 1, &out, 1000), 0);
+    assert_int_equal(tachy__inflater_feed(inf, c2.bytes, c2.len, 1, &out, 1000), 0);
     assert_int_equal(out.len, 1000);
     tachy__inflater_destroy(inf);
     assert_int_equal(tachy__inflater_create(&inf, 0), 0);
     out.len = 0;
-    assert_int_equal(tachy__inflater_feed(inf, c2.data, c2.len, 1, &out, 999), TACHY_ETOOBIG);
+    assert_int_equal(tachy__inflater_feed(inf, c2.bytes, c2.len, 1, &out, 999), TACHY_ETOOBIG);
     tachy__inflater_destroy(inf);
     tachy__deflater_destroy(d);
-    tachy__wsbuf_free(&c);
-    tachy__wsbuf_free(&c2);
-    tachy__wsbuf_free(&out);
+    tachy__buf_free(&c);
+    tachy__buf_free(&c2);
+    tachy__buf_free(&out);
 }
 
 static void corrupt_data_is_a_protocol_error(void **state) {
     (void)state;
     tachy__inflater *inf;
-    tachy__wsbuf out = {0};
+    tachy__buf out = {0};
     const uint8_t bad_block_type[] = {0xff, 0xff, 0xff, 0xff}; /* BTYPE 11 is reserved */
     assert_int_equal(tachy__inflater_create(&inf, 0), 0);
     assert_int_equal(tachy__inflater_feed(inf, bad_block_type, 4, 1, &out, SIZE_MAX), TACHY_EPROTO);
@@ -258,7 +258,7 @@ static void corrupt_data_is_a_protocol_error(void **state) {
         tachy__inflater_feed(inf, bad_stored_len, sizeof bad_stored_len, 1, &out, SIZE_MAX),
         TACHY_EPROTO);
     tachy__inflater_destroy(inf);
-    tachy__wsbuf_free(&out);
+    tachy__buf_free(&out);
 }
 
 int main(void) {

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "server/server.h"
 #include "tsupport.h"
 
 /* ---- base64 ------------------------------------------------------------------------- */

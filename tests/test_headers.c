@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "http/http.h"
 
 static int setup(void **state) {
     tachy_headers *h;

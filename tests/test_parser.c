@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "http/http.h"
 
 #define S(lit) lit, sizeof(lit) - 1
 

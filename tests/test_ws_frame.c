@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ws_internal.h"
+#include "ws/ws.h"
 
 static const tachy__ws_parse_rules server_rules = {1, 0, 0, 0};
 static const tachy__ws_parse_rules server_pmd = {1, 1, 0, 0};

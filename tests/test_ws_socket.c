@@ -26,7 +26,7 @@
 #include <tachy/tachy.h>
 #include <tachy/ws.h>
 
-#include "ws_internal.h"
+#include "ws/ws.h"
 
 /* ---- server side ------------------------------------------------------------------------- */
 
@@ -780,14 +780,14 @@ static void permessage_deflate_echo(void **state) {
     tachy__inflater *inf;
     assert_int_equal(tachy__deflater_create(&d, 15, 8, 6, 0), 0);
     assert_int_equal(tachy__inflater_create(&inf, 0), 0);
-    tachy__wsbuf c = {0}, out = {0};
+    tachy__buf c = {0}, out = {0};
     char msg[5000];
     for (size_t i = 0; i < sizeof msg; i++)
         msg[i] = "all work and no play "[i % 21];
     for (int round = 0; round < 3; round++) {
         c.len = 0;
         assert_int_equal(tachy__deflater_compress(d, msg, sizeof msg, &c), 0);
-        send_frame_ex(fd, 1, 4, 1, c.data, c.len, 0);
+        send_frame_ex(fd, 1, 4, 1, c.bytes, c.len, 0);
         rframe f;
         assert_int_equal(read_frame(fd, &f), 0);
         assert_int_equal(f.op, 1);
@@ -796,21 +796,21 @@ static void permessage_deflate_echo(void **state) {
         out.len = 0;
         assert_int_equal(tachy__inflater_feed(inf, f.data, f.len, 1, &out, SIZE_MAX), 0);
         assert_int_equal(out.len, sizeof msg);
-        assert_memory_equal(out.data, msg, sizeof msg);
+        assert_memory_equal(out.bytes, msg, sizeof msg);
         free(f.data);
     }
     /* A compressed message in two frames; a short message comes back uncompressed. */
     c.len = 0;
     assert_int_equal(tachy__deflater_compress(d, "tiny", 4, &c), 0);
-    send_frame_ex(fd, 0, 4, 2, c.data, 1, 0);
-    send_frame(fd, 1, 0, c.data + 1, c.len - 1);
+    send_frame_ex(fd, 0, 4, 2, c.bytes, 1, 0);
+    send_frame(fd, 1, 0, c.bytes + 1, c.len - 1);
     expect_message(fd, 2, "tiny", 4);
     /* RSV1 on a continuation frame is a protocol error. */
     send_frame(fd, 0, 1, "a", 1);
     send_frame_ex(fd, 1, 4, 0, "", 0, 0);
     expect_close(fd, 1002);
-    tachy__wsbuf_free(&c);
-    tachy__wsbuf_free(&out);
+    tachy__buf_free(&c);
+    tachy__buf_free(&out);
     tachy__deflater_destroy(d);
     tachy__inflater_destroy(inf);
 }
@@ -835,12 +835,12 @@ static void deflate_negotiation_variants(void **state) {
         assert_int_equal(read_frame(fd, &f), 0);
         assert_int_equal(f.rsv1, 1);
         tachy__inflater *inf;
-        tachy__wsbuf out = {0};
+        tachy__buf out = {0};
         assert_int_equal(tachy__inflater_create(&inf, 0), 0);
         assert_int_equal(tachy__inflater_feed(inf, f.data, f.len, 1, &out, SIZE_MAX), 0);
         assert_int_equal(out.len, sizeof msg);
         tachy__inflater_destroy(inf);
-        tachy__wsbuf_free(&out);
+        tachy__buf_free(&out);
         free(f.data);
     }
     client_close(fd);
@@ -859,13 +859,13 @@ static void decompression_bomb_is_1009(void **state) {
     assert_non_null(zeros);
     tachy__deflater *d;
     assert_int_equal(tachy__deflater_create(&d, 15, 8, 9, 0), 0);
-    tachy__wsbuf c = {0};
+    tachy__buf c = {0};
     assert_int_equal(tachy__deflater_compress(d, zeros, big, &c), 0);
     free(zeros);
     assert_true(c.len < (1 << 20)); /* the frame itself is within limits */
-    send_frame_ex(fd, 1, 4, 2, c.data, c.len, 0);
+    send_frame_ex(fd, 1, 4, 2, c.bytes, c.len, 0);
     expect_close(fd, 1009);
-    tachy__wsbuf_free(&c);
+    tachy__buf_free(&c);
     tachy__deflater_destroy(d);
 }
 

@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#include "ws_internal.h"
+#include "ws/ws.h"
 
 /* Reference: decodes by the definition (RFC 3629 section 4) and returns 1 if valid. */
 static int reference_valid(const uint8_t *p, size_t n) {

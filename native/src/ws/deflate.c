@@ -1,12 +1,12 @@
 /*
- * deflate.c - permessage-deflate codecs (RFC 7692 7.2). The only file that includes zlib.
+ * ws/deflate.c - permessage-deflate codecs (RFC 7692 7.2). The only file that includes zlib.
  *
  * A message is compressed as raw DEFLATE ending with an empty stored block from a sync
  * flush, whose 4 octets 0x00 0x00 0xff 0xff are removed before sending and appended again
  * before decompressing. With context takeover the LZ77 window survives from one message
  * to the next; without it each message starts afresh (deflateReset/inflateReset).
  */
-#include "ws_internal.h"
+#include "ws/ws.h"
 
 #include <zlib.h>
 
@@ -53,14 +53,14 @@ void tachy__deflater_destroy(tachy__deflater *d) {
     free(d);
 }
 
-int tachy__deflater_compress(tachy__deflater *d, const void *in, size_t len, tachy__wsbuf *out) {
+int tachy__deflater_compress(tachy__deflater *d, const void *in, size_t len, tachy__buf *out) {
     if (d->broken)
         return TACHY_EIO;
     if (len == 0) {
         /* RFC 7692 7.2.3.6: an empty message is a single 0x00 (with the tail: one empty
          * stored block). Not via zlib: it emits nothing for a second flush in a row. */
         uint8_t zero = 0;
-        return tachy__wsbuf_append(out, &zero, 1);
+        return tachy__buf_append(out, &zero, 1);
     }
     size_t start = out->len;
     const uint8_t *p = in;
@@ -74,12 +74,12 @@ int tachy__deflater_compress(tachy__deflater *d, const void *in, size_t len, tac
         int done = 0;
         while (!done) {
             size_t room = CHUNK + feed / 8; /* grow roughly with the input */
-            if (tachy__wsbuf_reserve(out, room) < 0) {
+            if (tachy__buf_reserve(out, room) < 0) {
                 d->broken = 1;
                 out->len = start;
                 return TACHY_ENOMEM;
             }
-            d->z.next_out = out->data + out->len;
+            d->z.next_out = out->bytes + out->len;
             d->z.avail_out = (uInt)room;
             int flush = (left == feed) ? Z_SYNC_FLUSH : Z_NO_FLUSH;
             int rc = deflate(&d->z, flush);
@@ -99,7 +99,7 @@ int tachy__deflater_compress(tachy__deflater *d, const void *in, size_t len, tac
             break;
     }
     size_t n = out->len - start;
-    if (n < 4 || memcmp(out->data + out->len - 4, tail, 4) != 0) {
+    if (n < 4 || memcmp(out->bytes + out->len - 4, tail, 4) != 0) {
         d->broken = 1;
         out->len = start;
         return TACHY_EIO;
@@ -149,7 +149,7 @@ static int restart(tachy__inflater *inf) {
 }
 
 /* Inflates in[0,len) into out, at most limit bytes in total. */
-static int inflate_some(tachy__inflater *inf, const uint8_t *in, size_t len, tachy__wsbuf *out,
+static int inflate_some(tachy__inflater *inf, const uint8_t *in, size_t len, tachy__buf *out,
                         size_t limit) {
     while (len > 0) {
         uInt feed = len > (1u << 30) ? (1u << 30) : (uInt)len;
@@ -162,9 +162,9 @@ static int inflate_some(tachy__inflater *inf, const uint8_t *in, size_t len, tac
                 return TACHY_ETOOBIG;
             /* At most one byte more than allowed: that byte proves the overflow. */
             size_t room = limit - out->len >= CHUNK ? CHUNK : limit - out->len + 1;
-            if (tachy__wsbuf_reserve(out, room) < 0)
+            if (tachy__buf_reserve(out, room) < 0)
                 return TACHY_ENOMEM;
-            inf->z.next_out = out->data + out->len;
+            inf->z.next_out = out->bytes + out->len;
             inf->z.avail_out = (uInt)room;
             int rc = inflate(&inf->z, Z_SYNC_FLUSH);
             out->len += room - inf->z.avail_out;
@@ -199,7 +199,7 @@ static int inflate_some(tachy__inflater *inf, const uint8_t *in, size_t len, tac
 }
 
 int tachy__inflater_feed(tachy__inflater *inf, const void *in, size_t len, int last,
-                         tachy__wsbuf *out, size_t limit) {
+                         tachy__buf *out, size_t limit) {
     if (inf->broken)
         return TACHY_EPROTO;
     int rc = inflate_some(inf, in, len, out, limit);

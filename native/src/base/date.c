@@ -1,5 +1,5 @@
 /*
- * date.c - the Date header value: RFC 9110 5.6.7 IMF-fixdate ("Sun, 06 Nov 1994 08:49:37
+ * base/date.c - the Date header value: RFC 9110 5.6.7 IMF-fixdate ("Sun, 06 Nov 1994 08:49:37
  * GMT").
  *
  * Formatting is integer arithmetic on the proleptic Gregorian calendar: no gmtime, no
@@ -7,7 +7,7 @@
  * tachy__date_now keeps the formatted string per thread and only redoes the work when
  * the wall-clock second changes.
  */
-#include "internal.h"
+#include "base/base.h"
 
 #include <string.h>
 #include <time.h>

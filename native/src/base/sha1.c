@@ -1,9 +1,9 @@
 /*
- * sha1.c - SHA-1 (FIPS 180-4, section 6.1), only for the WebSocket handshake's
+ * base/sha1.c - SHA-1 (FIPS 180-4, section 6.1), only for the WebSocket handshake's
  * Sec-WebSocket-Accept (RFC 6455 4.2.2). SHA-1 is not used for anything that needs
- * collision resistance here; a small own implementation keeps OpenSSL confined to tls.c.
+ * collision resistance here; a small own implementation keeps OpenSSL confined to tls/.
  */
-#include "ws_internal.h"
+#include "base/base.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * headers.c - tachy_headers, the twin of com.sun.net.httpserver.Headers.
+ * http/headers.c - tachy_headers, the twin of com.sun.net.httpserver.Headers.
  *
  * This is on the hot path: every request parses ~5-20 fields into one of these and every
  * response sets a few, so the layout avoids per-entry allocations:
@@ -19,7 +19,7 @@
  *
  * Not synchronised: one thread at a time (see headers.h).
  */
-#include "internal.h"
+#include "http/http.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * tls.c - HTTPS: the OpenSSL transport, tachy_tls_config, and the HttpsExchange accessors.
+ * tls/tls.c - HTTPS: the OpenSSL transport, tachy_tls_config, and the HttpsExchange accessors.
  * The only file that includes OpenSSL.
  *
  * Each TLS connection has one SSL object over a small BIO of our own (not OpenSSL's socket
@@ -18,7 +18,7 @@
  * through the transport's pending() and read before the connection is parked.
  *
  * Handshake: SSL_read in accept state drives it, non-blocking, on the connection's thread;
- * while the client's next flight is awaited, conn.c parks the connection with the
+ * while the client's next flight is awaited, http/conn.c parks the connection with the
  * handshake deadline (hs_deadline), so no thread waits on a silent client.
  *
  * Upgraded streams (wss): a WebSocket may be written by any thread while its connection
@@ -26,7 +26,7 @@
  * and writes take a per-connection mutex around each (non-blocking) SSL call and wait in
  * poll() without it.
  */
-#include "conn.h"
+#include "tls/tls.h"
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -391,7 +391,7 @@ static int fail_code(tls_conn *t, int err) {
         if (!SSL_is_init_finished(t->ssl))
             log_once(t, "handshake failed");
         ERR_clear_error();
-        return tachy__errno_code(t->sys_errno);
+        return tachy__io_errno(t->sys_errno);
     default:
         t->fatal = 1;
         if (!SSL_is_init_finished(t->ssl)) {
@@ -440,7 +440,7 @@ static ssize_t tls_read(tachy__conn *c, void *buf, size_t len, int flags) {
         }
         if (e == SSL_ERROR_WANT_WRITE && t->io_flags == MSG_DONTWAIT) {
             /* A handshake flight does not fit the socket buffer: wait for room. */
-            int rc = tachy__wait_fd(c->fd, POLLOUT, write_wait_ms(c));
+            int rc = tachy__io_wait(c->fd, POLLOUT, write_wait_ms(c));
             if (rc < 0)
                 return rc;
             continue;
@@ -467,7 +467,7 @@ static int tls_writev(tachy__conn *c, const struct iovec *iov, int cnt) {
             int r = SSL_write_ex(t->ssl, p, left, &n);
             if (r <= 0) {
                 int e = SSL_get_error(t->ssl, r);
-                rc = t->sys_errno ? tachy__errno_code(t->sys_errno) : fail_code(t, e);
+                rc = t->sys_errno ? tachy__io_errno(t->sys_errno) : fail_code(t, e);
                 if (rc == 0)
                     rc = TACHY_EPEERCLOSED;
                 break;
@@ -477,7 +477,7 @@ static int tls_writev(tachy__conn *c, const struct iovec *iov, int cnt) {
         }
     }
     if (rc == 0 && out_flush(t) < 0)
-        rc = tachy__errno_code(t->sys_errno);
+        rc = tachy__io_errno(t->sys_errno);
     t->cork = 0;
     if (rc < 0) {
         t->fatal = 1; /* a record may be half sent: the session cannot go on */
@@ -514,7 +514,7 @@ static ssize_t tls_stream_read(tachy__conn *c, void *buf, size_t len, int timeou
         if (r > 0)
             return (ssize_t)n;
         if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-            rc = tachy__wait_fd(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms);
+            rc = tachy__io_wait(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms);
             if (rc < 0)
                 return rc;
             continue;
@@ -545,7 +545,7 @@ static ssize_t tls_stream_write(tachy__conn *c, const void *buf, size_t len, int
             if (r <= 0) {
                 e = SSL_get_error(t->ssl, r);
                 if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) {
-                    rc = t->sys_errno ? tachy__errno_code(t->sys_errno) : fail_code(t, e);
+                    rc = t->sys_errno ? tachy__io_errno(t->sys_errno) : fail_code(t, e);
                     if (rc == 0)
                         rc = TACHY_EPEERCLOSED;
                     t->fatal = 1;
@@ -560,7 +560,7 @@ static ssize_t tls_stream_write(tachy__conn *c, const void *buf, size_t len, int
             left -= n;
             continue;
         }
-        rc = tachy__wait_fd(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms);
+        rc = tachy__io_wait(c->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms);
         if (rc < 0) {
             /* A record may be half written: the stream cannot continue (ws.c fails it). */
             pthread_mutex_lock(&t->lock);
@@ -625,7 +625,7 @@ int tachy__tls_start(tachy__conn *c) {
     pthread_mutex_init(&t->lock, NULL);
     c->xp_data = t;
     c->xp = &tls_transport;
-    /* The handshake shares the first request's limit, counted from accept (pool.c set the
+    /* The handshake shares the first request's limit, counted from accept (pool/accept.c set the
      * connection's first deadline to accept time + maxReqTime, or + idleInterval). */
     long first = atomic_load_explicit(&c->deadline, memory_order_relaxed);
     if (first <= 0) { /* not set by the accept path: count from now */
@@ -686,14 +686,15 @@ TACHY_API int tachy_tls_config_create(tachy_tls_config **out) {
     return 0;
 }
 
-void tachy__tls_config_release(tachy_tls_config *cfg) {
+/* Drops one reference to cfg (the user's or a server's); the last frees it. */
+static void tls_config_release(tachy_tls_config *cfg) {
     if (!cfg || atomic_fetch_sub(&cfg->refs, 1) != 1)
         return;
     SSL_CTX_free(cfg->ctx);
     free(cfg);
 }
 
-TACHY_API void tachy_tls_config_free(tachy_tls_config *cfg) { tachy__tls_config_release(cfg); }
+TACHY_API void tachy_tls_config_free(tachy_tls_config *cfg) { tls_config_release(cfg); }
 
 /* Parses a PEM chain and key and installs them if they belong together. */
 static int load_pem(tachy_tls_config *cfg, const void *cert, size_t cert_len, const void *key,
@@ -894,7 +895,7 @@ TACHY_API int tachy_server_set_tls(tachy_server *srv, tachy_tls_config *cfg) {
     tachy_tls_config *old = srv->tls;
     srv->tls = cfg;
     pthread_mutex_unlock(&srv->lock);
-    tachy__tls_config_release(old);
+    tls_config_release(old);
     return 0;
 }
 

@@ -1,5 +1,5 @@
 /*
- * parser.c - request head, body framing and chunked decoding over a caller's buffer.
+ * http/parser.c - request head, body framing and chunked decoding over a caller's buffer.
  *
  * Pure functions: no I/O, no allocation, no global state. Every result that names bytes
  * (method, target, header names and values, chunk data) is a view into the caller's
@@ -29,7 +29,8 @@
  *   or quoted-string), then ignored; trailer fields are validated, counted, discarded.
  * - Expect: 100-continue is ignored in HTTP/1.0 requests (RFC 9110 10.1.1).
  */
-#include "internal.h"
+#include "http/parser.h"
+#include "server/options.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -38,11 +39,8 @@
 #include <limits.h>
 #include <string.h>
 
-/* Defaults for a NULL limits pointer or a zero field. conn.c normally passes its own. */
-#define TACHY__DEFAULT_MAX_REQUEST_LINE 8192
-#define TACHY__DEFAULT_MAX_HEADERS 200 /* the JDK's sun.net.httpserver.maxReqHeaders */
-#define TACHY__DEFAULT_MAX_HEADER_BYTES 65536
-#define TACHY__DEFAULT_MAX_CHUNK_LINE 4096
+/* For a NULL limits pointer or a zero field, the server's defaults (server/options.h);
+ * conn.c passes the server's own options. Trailers have no option: 64 KiB. */
 #define TACHY__DEFAULT_MAX_TRAILER_BYTES 65536
 /* RFC 9112 2.2 says "at least one" empty line SHOULD be ignored; bound it so that an
  * endless stream of CRLFs is not an idle connection that never times out on a head. */
@@ -147,15 +145,6 @@ static inline size_t skip_above(const char *buf, size_t p, size_t end, unsigned 
         p++;
     }
     return p;
-}
-
-static inline int hex_value(unsigned char c) {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20; /* ASCII lower case; digits were handled above */
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
 }
 
 static inline unsigned char ascii_lower(unsigned char c) {
@@ -275,7 +264,7 @@ static int parse_request_line(const char *buf, size_t len, size_t start, size_t 
 
 /*
  * Details of the contract in internal.h:
- * - lim may be NULL, and a zero field means its default (TACHY__DEFAULT_MAX_*).
+ * - lim may be NULL, and a zero field means its default (server/options.h).
  * - req->num_headers (capacity of req->headers) is a bound like lim->max_headers: more
  *   header lines than min(capacity, max_headers) is 431 "Too many request headers".
  * - req's views and num_headers are written only on success, so after -2 the same req
@@ -285,9 +274,9 @@ static int parse_request_line(const char *buf, size_t len, size_t start, size_t 
  */
 int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const tachy__limits *lim,
                          tachy__parse_error *err) {
-    size_t max_line = TACHY__DEFAULT_MAX_REQUEST_LINE;
-    size_t max_headers = TACHY__DEFAULT_MAX_HEADERS;
-    size_t max_bytes = TACHY__DEFAULT_MAX_HEADER_BYTES;
+    size_t max_line = TACHY__DEFAULT_max_request_line;
+    size_t max_headers = TACHY__DEFAULT_max_req_headers;
+    size_t max_bytes = TACHY__DEFAULT_max_req_header_size;
     size_t cap = req->num_headers, count = 0, p = 0, empty, hstart;
     struct request_line rl;
     int rc;
@@ -655,7 +644,7 @@ static inline int is_qdtext(unsigned char c) {
 
 int tachy__chunked_decode(tachy__chunked *d, const char *in, size_t len, size_t *consumed,
                           size_t *data_off, size_t *data_len, tachy__parse_error *err) {
-    size_t max_line = d->max_line ? d->max_line : TACHY__DEFAULT_MAX_CHUNK_LINE;
+    size_t max_line = d->max_line ? d->max_line : TACHY__DEFAULT_max_chunk_ext;
     size_t max_trailer =
         d->max_trailer_bytes ? d->max_trailer_bytes : TACHY__DEFAULT_MAX_TRAILER_BYTES;
     size_t p = 0;
@@ -695,7 +684,7 @@ int tachy__chunked_decode(tachy__chunked *d, const char *in, size_t len, size_t 
         switch (d->state) {
         case CH_SIZE_START:
         case CH_SIZE: {
-            int h = hex_value(c);
+            int h = tachy__hex_value(c);
             if (h >= 0) {
                 /* Bound to INT64_MAX so a Java long can always hold what is left. */
                 if (d->remaining > (uint64_t)(INT64_MAX - h) / 16) {
@@ -897,31 +886,3 @@ bad:
 }
 
 /* ---- percent decoding ------------------------------------------------------------------ */
-
-/* Like java.net.URI's decoding of a path for valid %XX escapes; the decoded bytes are not
- * reinterpreted (UTF-8 stays as its bytes). '+' is not a space in a path. A '%' that does
- * not start a valid escape is copied as is. out may be the same pointer as in (the output
- * never runs ahead of the input). The result may contain NUL bytes ("%00"): use the
- * returned length. */
-ssize_t tachy__percent_decode(const char *in, size_t len, char *out, size_t cap) {
-    size_t i = 0, o = 0;
-
-    if (cap == 0)
-        return -1;
-    while (i < len) {
-        unsigned char c = (unsigned char)in[i];
-        int hi, lo;
-        if (c == '%' && len - i >= 3 && (hi = hex_value((unsigned char)in[i + 1])) >= 0 &&
-            (lo = hex_value((unsigned char)in[i + 2])) >= 0) {
-            c = (unsigned char)(hi << 4 | lo);
-            i += 3;
-        } else {
-            i++;
-        }
-        if (cap - o < 2) /* this byte plus the terminating NUL */
-            return -1;
-        out[o++] = (char)c;
-    }
-    out[o] = '\0';
-    return (ssize_t)o;
-}

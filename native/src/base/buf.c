@@ -1,5 +1,5 @@
 /*
- * buf.c - growable byte buffers (tachy__buf, see internal.h).
+ * base/buf.c - growable byte buffers (tachy__buf, see base.h).
  *
  * A buffer is a plain struct owned by whoever embeds it (a connection's read and write
  * buffers, an exchange's scratch space). It is not synchronised: one thread at a time.
@@ -7,7 +7,7 @@
  * is reclaimed by compaction when more room is needed, so a read loop that parses and
  * consumes pipelined requests never moves bytes more than once per refill.
  */
-#include "internal.h"
+#include "base/base.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,62 +1,31 @@
 /*
- * ws_internal.h - private declarations of the WebSocket files (ws.c, sha1.c, deflate.c).
- * Never installed. Everything here is pure (no I/O) so the tests can pin it byte by byte.
+ * ws/ws.h - WebSocket (RFC 6455, RFC 7692): the connection object shared by the files of
+ * ws/, and the pure pieces the tests pin byte by byte. Private to the core; never
+ * installed.
+ *
+ *   ws.c         the tachy_ws object and sending (any thread)
+ *   broadcast.c  one frame to many sockets (tachy_ws_broadcast)
+ *   reader.c     the handshake (tachy_ws_serve) and the read loop with its close
+ *                handshake, limits and timers
+ *   proto.c      frames, masking, close payloads, negotiation (pure)
+ *   deflate.c    permessage-deflate codecs (the only file that includes zlib)
+ *
+ * ws/ includes base/ and http/ (the upgraded stream's I/O goes through http/io.c).
  */
-#ifndef TACHY_WS_INTERNAL_H
-#define TACHY_WS_INTERNAL_H
+#ifndef TACHY__SRC_WS_WS_H
+#define TACHY__SRC_WS_WS_H
 
+#include "base/base.h"
+#include "http/http.h"
+
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <tachy/error.h>
-
-/* ---- sha1.c ----------------------------------------------------------------------------- */
-
-/* SHA-1 (FIPS 180-4) of data[0,len) into out. Only for Sec-WebSocket-Accept. Pure. */
-void tachy__sha1(const void *data, size_t len, uint8_t out[20]);
-
-/* ---- a growable byte buffer shared by ws.c and deflate.c ------------------------------- */
-
-typedef struct tachy__wsbuf {
-    uint8_t *data;
-    size_t len;
-    size_t cap;
-} tachy__wsbuf;
-
-/* Ensures room for extra more bytes after len. 0 or TACHY_ENOMEM. */
-static inline int tachy__wsbuf_reserve(tachy__wsbuf *b, size_t extra) {
-    if (extra <= b->cap - b->len)
-        return 0;
-    if (extra > SIZE_MAX / 2 - b->len)
-        return TACHY_ENOMEM;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap - b->len < extra)
-        cap *= 2;
-    uint8_t *p = realloc(b->data, cap);
-    if (!p)
-        return TACHY_ENOMEM;
-    b->data = p;
-    b->cap = cap;
-    return 0;
-}
-
-static inline int tachy__wsbuf_append(tachy__wsbuf *b, const void *p, size_t n) {
-    int rc = tachy__wsbuf_reserve(b, n);
-    if (rc < 0)
-        return rc;
-    if (n)
-        memcpy(b->data + b->len, p, n);
-    b->len += n;
-    return 0;
-}
-
-static inline void tachy__wsbuf_free(tachy__wsbuf *b) {
-    free(b->data);
-    b->data = NULL;
-    b->len = b->cap = 0;
-}
+#include <tachy/ws.h>
 
 /* ---- deflate.c: permessage-deflate codecs (RFC 7692 7.2) --------------------------------- */
 
@@ -73,7 +42,7 @@ void tachy__deflater_destroy(tachy__deflater *d);
 /* Compresses one whole message, appending to out: the sync-flushed stream with its final
  * 0x00 0x00 0xff 0xff removed (RFC 7692 7.2.1); an empty result becomes one 0x00 byte.
  * 0, TACHY_ENOMEM, or TACHY_EIO (zlib failure; the compressor is then unusable). */
-int tachy__deflater_compress(tachy__deflater *d, const void *in, size_t len, tachy__wsbuf *out);
+int tachy__deflater_compress(tachy__deflater *d, const void *in, size_t len, tachy__buf *out);
 
 /* A raw-deflate decompressor. It always uses a 15-bit window, which decodes any smaller
  * window. no_context_takeover: the peer resets its window per message, so do we. */
@@ -88,9 +57,9 @@ void tachy__inflater_destroy(tachy__inflater *inf);
  * used again). TACHY_EPROTO for corrupt data, TACHY_ENOMEM, else 0.
  */
 int tachy__inflater_feed(tachy__inflater *inf, const void *in, size_t len, int last,
-                         tachy__wsbuf *out, size_t limit);
+                         tachy__buf *out, size_t limit);
 
-/* ---- ws.c: framing (RFC 6455 5.2) ------------------------------------------------------- */
+/* ---- proto.c: framing (RFC 6455 5.2) ------------------------------------------------------- */
 
 enum {
     TACHY__WS_OP_CONT = 0x0,
@@ -155,39 +124,13 @@ int tachy__ws_close_code_valid(int code);
 int tachy__ws_close_parse(const uint8_t *p, size_t len, int *code, const char **reason,
                           size_t *reason_len);
 
-/* ---- ws.c: incremental UTF-8 validation (RFC 3629) -------------------------------------- */
-
-typedef struct tachy__utf8 {
-    uint8_t need; /* continuation bytes still expected */
-    uint8_t lo;   /* allowed range of the next continuation byte (tightened after E0, ED, */
-    uint8_t hi;   /* F0, F4 to exclude overlongs, surrogates and > U+10FFFF) */
-} tachy__utf8;
-
-static inline void tachy__utf8_init(tachy__utf8 *u) {
-    u->need = 0;
-    u->lo = 0x80;
-    u->hi = 0xBF;
-}
-
-/* Feeds bytes; returns 0 while everything seen could still be valid UTF-8, -1 as soon as
- * it cannot (the state is then meaningless). Input may be split anywhere. Pure. */
-int tachy__utf8_feed(tachy__utf8 *u, const uint8_t *p, size_t n);
-
-/* 1 when the input so far ends on a character boundary. */
-static inline int tachy__utf8_complete(const tachy__utf8 *u) {
-    return u->need == 0;
-}
-
-/* Whole-buffer check: 1 if p[0,n) is valid UTF-8, else 0. */
-int tachy__utf8_valid(const void *p, size_t n);
-
-/* ---- ws.c: broadcast ----------------------------------------------------------------------- */
+/* ---- broadcast.c ----------------------------------------------------------------------- */
 
 /* Smallest broadcast sharded over several threads when the affinity mask allows more than
  * one CPU (default 4096; 0 restores it). For tests, which shard small broadcasts. */
 void tachy__ws_set_broadcast_shard_min(size_t n);
 
-/* ---- ws.c: handshake pieces --------------------------------------------------------------- */
+/* ---- proto.c: handshake pieces --------------------------------------------------------------- */
 
 /* Sec-WebSocket-Accept for key (RFC 6455 4.2.2): base64(SHA-1(key + GUID)) into out
  * (28 chars + NUL). */
@@ -220,4 +163,61 @@ int tachy__ws_pmd_negotiate(const char *const *values, size_t n, const tachy__ws
 int tachy__ws_select_subprotocol(const char *const *values, size_t n, const char *const *supported,
                                  size_t ns);
 
+/* ---- ws.c: the connection object ---------------------------------------------------- */
+
+/* The fields a broadcast touches come first: they share the struct's first two cache
+ * lines (the struct is 64-byte aligned), so writing to 10,000 sockets costs two cold lines
+ * per socket, not five. */
+struct tachy_ws {
+    pthread_mutex_t lock;
+    /* under lock */
+    int fd;               /* the socket, cached at upgrade; valid while stream != NULL */
+    int dead;             /* socket failed, aborted or gone: no more writes */
+    int close_sent;
+    int frag_active;      /* a fragmented message is being sent */
+    tachy_stream *stream; /* NULL once the connection is gone */
+    tachy__buf backlog; /* unsent rest of broadcast frames: written before anything else */
+    int refs;             /* atomic builtins */
+    int aborted;
+    int send_err; /* first send failure, reported by the reader */
+    long long close_sent_at;
+
+    pthread_cond_t cond; /* a fragmented message ended / the socket died */
+    tachy_ws_options opt;
+    tachy_exchange *ex;
+    void *user;
+    char *subprotocol;
+    char *extensions;
+    tachy__ws_pmd pmd;
+
+    /* under lock */
+    pthread_t frag_owner;
+    int frag_type;
+    tachy__utf8 frag_utf8;
+    tachy__deflater *deflater; /* created at the first compressed send */
+    tachy__buf zbuf;         /* compressed payload scratch */
+};
+
+
+#define TACHY__WS_KEEP_BUF (64 * 1024) /* buffers larger than this are freed after use */
+#define TACHY__WS_SMALL_FRAME 4096     /* frames up to this: one copy, one write */
+
+/* Milliseconds left until deadline (-1 = none), clamped to int; 0 when past. */
+int tachy__ws_ms_left(long long deadline);
+/* now + ms on the one clock, or -1 (none) for ms < 0. */
+long long tachy__ws_deadline_after(long ms);
+/* Marks the connection dead after a write failure (lock held). */
+void tachy__ws_die_locked(tachy_ws *ws, int err);
+/* Takes ws->lock for a data frame, waiting while another thread's fragmented message is
+ * in progress (continuing: the caller's own). 0 with the lock held, or TACHY_E* unlocked. */
+int tachy__ws_lock_for_data(tachy_ws *ws, int continuing);
+/* Writes a whole encoded frame after any backlog (lock held). 0 or TACHY_E*. */
+int tachy__ws_write_encoded_locked(tachy_ws *ws, const uint8_t *frame, size_t len);
+/* Builds and writes one frame (lock held). 0 or TACHY_E*. */
+int tachy__ws_write_frame_locked(tachy_ws *ws, int fin, int rsv1, int opcode, const void *payload,
+                                 size_t len);
+/* Blocking write of the broadcast backlog before any other frame (lock held). */
+int tachy__ws_flush_backlog_locked(tachy_ws *ws, long long deadline);
+/* Sends a close frame once (lock held). 0 or TACHY_E*. */
+int tachy__ws_send_close_locked(tachy_ws *ws, int code, const char *reason, size_t rlen);
 #endif

@@ -1,0 +1,166 @@
+/*
+ * http/conn.c - one connection's loop: read, parse, begin, dispatch, end, park - with
+ * keep-alive, pipelining and the flush rule.
+ *
+ * The loop reads into rbuf (io.c), parses every request already buffered (parser.c) and
+ * runs each exchange in order on this thread (exchange.c, dispatch.c). Responses
+ * accumulate in wbuf (response.c). The flush rule that makes pipelining cheap: a complete
+ * response is sent only when no further request bytes are buffered (or, if the last read
+ * filled its buffer, readable right now); otherwise it leaves together with the next
+ * response. Invariant: the thread never blocks reading while output is pending, so no
+ * client ever waits on a response sitting in wbuf.
+ *
+ * Between requests the connection is parked instead of blocking its thread in recv:
+ * tachy__conn_run returns to the pool (pool/workers.c) saying so, and the pool parks it.
+ */
+#include "http/http.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+int tachy__conn_response_done(tachy__conn *c) {
+    if (tachy__buf_size(&c->rbuf) > 0)
+        return 0; /* a pipelined request is waiting: its response joins this one */
+    if (c->last_read_full && !atomic_load(&c->shut)) {
+        /* The last read may have left bytes in the socket: look without blocking. */
+        if (tachy__io_read(c, MSG_DONTWAIT) > 0)
+            return 0;
+        c->last_read_full = 0;
+    }
+    return tachy__io_flush(c);
+}
+
+void tachy__conn_cleanup(tachy__conn *c) {
+    if (c->xp)
+        c->xp->free(c);
+    tachy__exchange_free(&c->ex);
+    tachy__buf_free(&c->rbuf);
+    tachy__buf_free(&c->wbuf);
+    free(c->refs);
+    c->refs = NULL;
+}
+
+
+tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle_out, long *deadline_out) {
+    tachy_server *srv = c->srv;
+    const tachy_options *o = &srv->opt;
+    int graceful = 0;
+    if (!c->started) {
+        c->started = 1;
+        c->refs_cap = (size_t)o->max_req_headers;
+        c->refs = malloc(c->refs_cap * sizeof *c->refs);
+        if (!c->refs)
+            goto close;
+        /* HTTPS: pool/ set up the transport before the first run; the handshake runs in
+         * the reads below, without blocking (tls/). */
+    }
+    tachy__limits lim = {(size_t)o->max_request_line, (size_t)o->max_req_headers,
+                         (size_t)o->max_req_header_size};
+    /* We were handed c because the kernel reported it readable (or it was pending). */
+    int must_read = 1;
+    for (;;) {
+        size_t avail = tachy__buf_size(&c->rbuf);
+        int r = TACHY__PARSE_INCOMPLETE;
+        tachy__request req;
+        tachy__parse_error perr = {400, "Bad request"};
+        if (avail) {
+            req.headers = c->refs;
+            req.num_headers = c->refs_cap;
+            r = tachy__parse_request(c->rbuf.data + c->rbuf.off, avail, &req, &lim, &perr);
+        }
+        if (r == TACHY__PARSE_INCOMPLETE) {
+            /* A short read drained the socket at that moment; anything that arrived since
+             * raised an event, which makes the pool hand c back to us. So read only when
+             * told to or when the last read filled its buffer. */
+            if (must_read || c->last_read_full) {
+                must_read = 0;
+                ssize_t n = tachy__io_read(c, MSG_DONTWAIT);
+                if (n > 0) {
+                    if (avail == 0)
+                        c->head_started = tachy__now_ms();
+                    continue;
+                }
+                if (n != TACHY_ETIMEDOUT)
+                    goto close; /* EOF or error */
+                c->last_read_full = 0;
+            }
+            /* Bytes a transport has already decoded raise no epoll event: read them now,
+             * or a pipelined request would wait there forever. */
+            if (c->xp && c->xp->pending(c)) {
+                must_read = 1;
+                continue;
+            }
+            /* The peer has shut down its side and its FIN may sit behind what we read:
+             * no edge will report it again, so read until EOF instead of parking. */
+            if (atomic_load_explicit(&c->peer_hup, memory_order_relaxed) &&
+                atomic_exchange(&c->peer_hup, 0)) {
+                must_read = 1;
+                continue;
+            }
+            /* Would block: pending output goes out first, then c waits in the park set. */
+            if (tachy__io_flush(c) < 0)
+                goto close;
+            long deadline;
+            int idle = avail == 0;
+            if (c->xp && !c->xp->ready(c)) {
+                /* Mid-handshake: the client's next flight is awaited in the park set, not
+                 * counted as idle, until the handshake deadline (tls.c). */
+                deadline = c->hs_deadline;
+                idle = 0;
+                if (deadline <= tachy__now_ms())
+                    goto close;
+            } else if (avail == 0) {
+                deadline = tachy__now_ms() + o->idle_interval_ms;
+            } else {
+                /* A partial head must complete within maxReqTime (or, when unset,
+                 * idleInterval) of its first byte: slow clients are cut off. */
+                long limit = o->max_req_time_ms > 0 ? o->max_req_time_ms : o->idle_interval_ms;
+                deadline = c->head_started + limit;
+                if (deadline <= tachy__now_ms())
+                    goto close;
+            }
+            /* The pool parks c; if an event arrived while we owned it, it runs us again. */
+            *idle_out = idle;
+            *deadline_out = deadline;
+            return TACHY__CONN_NEXT_PARK;
+        }
+        if (r == TACHY__PARSE_ERROR) {
+            tachy__response_reject(c, perr.status, perr.reason);
+            graceful = 1;
+            goto close;
+        }
+        tachy__framing fr;
+        if (tachy__parse_framing(&req, &fr, &perr) < 0) {
+            tachy__response_reject(c, perr.status, perr.reason);
+            graceful = 1;
+            goto close;
+        }
+        atomic_fetch_add_explicit(&srv->st_requests, 1, memory_order_relaxed);
+        int rc = tachy__exchange_begin(&c->ex, c, &req, &fr);
+        tachy__buf_consume(&c->rbuf, (size_t)r);
+        if (rc < 0) {
+            if (rc == TACHY_EPROTO)
+                tachy__response_reject(c, 400, "URISyntaxException thrown"); /* the JDK's words */
+            else if (rc == TACHY_EINVAL)
+                tachy__response_reject(c, 400, "Bad request URI");
+            else
+                tachy__response_reject(c, 500, "Out of memory");
+            graceful = 1;
+            goto close;
+        }
+        rc = tachy__exchange_dispatch(&c->ex);
+        c->served++;
+        int keep = rc == 0 && !c->close_after && !atomic_load(&c->shut);
+        tachy__exchange_end(&c->ex);
+        if (!keep)
+            goto close;
+        if (tachy__buf_size(&c->rbuf) > 0)
+            c->head_started = tachy__now_ms();
+    }
+close:
+    if (!atomic_load(&c->shut))
+        tachy__io_flush(c);
+    if (graceful)
+        tachy__io_linger_close(c);
+    return TACHY__CONN_NEXT_CLOSE;
+}

@@ -1,0 +1,137 @@
+/*
+ * http/dispatch.c - from a parsed request to its handler: the context (the JDK's
+ * longest-prefix match, snapshotted with its filters under one lock), 100-continue, the
+ * user's filters, the authenticator (the JDK's AuthFilter, after the user's filters), the
+ * handler, and the wait for a deferred exchange's close.
+ */
+#include "http/http.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- dispatch ----------------------------------------------------------------------- */
+
+/* The authenticator as the last link before the handler (the JDK's AuthFilter). */
+struct auth_link {
+    tachy_authenticator *auth;
+    tachy_handler_fn handler;
+    void *user;
+};
+
+static int auth_then_handler(tachy_exchange *ex, void *arg) {
+    struct auth_link *l = arg;
+    tachy_auth_result res;
+    memset(&res, 0, sizeof res);
+    tachy_authenticator_authenticate(l->auth, ex, &res);
+    int rc = 0;
+    if (res.kind == TACHY_AUTH_SUCCESS) {
+        tachy_exchange_set_principal(ex, res.user, res.realm);
+        rc = l->handler(ex, l->user);
+    } else {
+        /* Failure and Retry: consume the input, answer the code with no body. */
+        tachy_exchange_request_body_close(ex);
+        tachy_exchange_send_response_headers(ex, res.code > 0 ? res.code : 401, -1);
+    }
+    tachy_auth_result_clear(&res);
+    return rc;
+}
+
+int tachy__exchange_dispatch(tachy_exchange *ex) {
+    tachy__conn *c = ex->conn;
+    tachy_server *srv = c->srv;
+    /* One lock for the lookup and for a snapshot of the context's chain (with references),
+     * so the context may change concurrently without affecting this request. */
+    tachy_filter *local[8];
+    tachy_filter **filters = local;
+    tachy_handler_fn handler = NULL;
+    void *user = NULL;
+    size_t nf = 0;
+    tachy_authenticator *auth = NULL;
+    pthread_mutex_lock(&srv->lock);
+    tachy_context *ctx = tachy__server_find_context_locked(srv, ex->path);
+    if (ctx) {
+        atomic_fetch_add(&ctx->refs, 1);
+        handler = ctx->handler;
+        user = ctx->user;
+        nf = ctx->nfilters;
+        if (nf > 8)
+            filters = malloc(nf * sizeof *filters);
+        if (filters)
+            for (size_t i = 0; i < nf; i++) {
+                filters[i] = ctx->filters[i];
+                tachy__filter_ref(filters[i]);
+            }
+        auth = ctx->auth;
+        if (auth)
+            tachy__authenticator_ref(auth);
+    }
+    pthread_mutex_unlock(&srv->lock);
+    if (!ctx) {
+        tachy__response_reject(c, 404, "No context found for request");
+        return -1;
+    }
+    ex->ctx = ctx;
+    if (!filters) {
+        tachy_authenticator_destroy(auth);
+        tachy__response_reject(c, 500, "Out of memory");
+        return -1;
+    }
+    int rc = 0;
+    if (!handler) {
+        tachy__response_reject(c, 500, "No handler for context");
+        rc = -1;
+        goto out;
+    }
+    if (ex->framing.expect_continue) {
+        /* The JDK answers 100-continue before the handler runs, in this exact form. */
+        tachy__buf_append_str(&c->wbuf, "HTTP/1.1 100 Continue\r\nContent-Length: 0\r\n\r\n");
+        if (tachy__io_flush(c) < 0) {
+            rc = -1;
+            goto out;
+        }
+    }
+    atomic_store(&c->in_handler, 1);
+    if (auth) {
+        /* The JDK runs the user's filters first, then the authenticator (a "system
+         * filter"), then the handler. */
+        struct auth_link link = {auth, handler, user};
+        rc = tachy__chain_run(filters, nf, auth_then_handler, &link, ex);
+    } else {
+        rc = tachy__chain_run(filters, nf, handler, user, ex);
+    }
+    if (rc < 0) {
+        tachy__log(srv, TACHY_LOG_DEBUG, "handler for %s failed (%d): closing the connection",
+                   ex->path, rc);
+        /* Like the JDK: no response is invented; what the handler already produced and
+         * earlier pipelined responses still go out, then the connection closes. */
+        tachy__io_flush(c);
+        ex->failed = 1;
+        c->close_after = 1;
+        if (ex->deferred) {
+            /* Another thread may still hold it: wait for its close below. */
+            rc = 0;
+        }
+    }
+    if (rc == 0) {
+        if (ex->deferred) {
+            tachy__server_blocking(srv);
+            pthread_mutex_lock(&c->lock);
+            while (!ex->closed)
+                pthread_cond_wait(&c->cond, &c->lock);
+            pthread_mutex_unlock(&c->lock);
+        } else if (!ex->closed) {
+            tachy_exchange_close(ex);
+        }
+        if (ex->failed)
+            rc = -1;
+    }
+    atomic_store(&c->in_handler, 0);
+out:
+    for (size_t i = 0; i < nf; i++)
+        tachy_filter_destroy(filters[i]);
+    if (filters != local)
+        free(filters);
+    tachy_authenticator_destroy(auth);
+    return rc < 0 || c->close_after ? -1 : 0;
+}
+

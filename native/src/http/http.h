@@ -1,0 +1,319 @@
+/*
+ * http/http.h - one HTTP/1.1 connection and its exchanges: the connection struct and the
+ * transport seam, the exchange, and the calls between the files of http/. Private to the
+ * core; never installed.
+ *
+ *   parser.c    request head, framing, chunked decoding (pure; parser.h)
+ *   target.c    request-target acceptance, path and query, percent-decoding (pure)
+ *   io.c        every socket call, the errno map, the stats counters, the transport seam
+ *   conn.c      the loop: read -> parse -> begin -> dispatch -> end -> park; the flush rule
+ *   exchange.c  the exchange's state, getters, request body, attributes, upgrade
+ *   response.c  the framing decision, the head, body writes, reason phrases, rejects
+ *   dispatch.c  context, 100-continue, filters, authenticator, handler, deferred close
+ *   headers.c   Headers
+ *
+ * http/ includes base/ and server/; tls/, ws/ and pool/ include http/. A connection's
+ * fields belong to the thread that owns it (pool/pool.h says how ownership moves), except
+ * `fd` shutdown (under srv->lock) and the exchange hand-off fields (under conn->lock).
+ */
+#ifndef TACHY__SRC_HTTP_HTTP_H
+#define TACHY__SRC_HTTP_HTTP_H
+
+#include "base/base.h"
+#include "http/parser.h"
+#include "server/server.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* ---- headers.c ---------------------------------------------------------------------- */
+
+/* Adds without validation of CR/LF (the parser has validated). name normalised. */
+int tachy__headers_add_trusted(tachy_headers *h, const char *name, size_t nlen,
+                               const char *value, size_t vlen);
+/* Checks name and value for CR, LF, NUL (a response header must never carry them):
+ * 0 or TACHY_EBADHEADER. */
+int tachy__headers_validate(const tachy_headers *h);
+/* Headers.normalize of src[0,n) into dst (dst may be src): the first byte upper-cased if
+ * it is a-z, every other A-Z lower-cased, other bytes untouched. Any thread. */
+void tachy__headers_normalize_n(char *dst, const char *src, size_t n);
+/* tachy_headers_next with the lengths it already knows (the response head is written from
+ * it). Owner thread. */
+int tachy__headers_next_n(const tachy_headers *h, size_t *cursor, const char **name,
+                          size_t *nlen, const char **value, size_t *vlen);
+
+/* ---- the connection and the transport seam ------------------------------------------ */
+
+typedef struct tachy__conn tachy__conn;
+
+/*
+ * The transport seam: how a connection's bytes travel. Plain TCP is c->xp == NULL and is
+ * done inline with recv/sendmsg (one predictable branch, no call); any other transport
+ * (tls.c's OpenSSL; later a foreign one driven by a Java SSLEngine) fills this table.
+ * Connection-mode functions run on the thread that owns the connection and use the
+ * socket's SO_RCVTIMEO/SO_SNDTIMEO like the plain path; stream-mode functions (after an
+ * upgrade) may run concurrently from a reader and a writer thread.
+ */
+typedef struct tachy__transport {
+    /* Reads up to len bytes. flags: 0 (block, bounded by SO_RCVTIMEO) or MSG_DONTWAIT.
+     * Like recv on a socket, a result below len means the socket was drained at that
+     * moment (so edge-triggered epoll reports what comes next). > 0 bytes, 0 at EOF,
+     * TACHY_ETIMEDOUT (nothing there / timeout) or another TACHY_E*. */
+    ssize_t (*read)(tachy__conn *c, void *buf, size_t len, int flags);
+    /* Writes every byte of iov[0..cnt) (blocking, bounded by SO_SNDTIMEO). 0 or TACHY_E*. */
+    int (*writev)(tachy__conn *c, const struct iovec *iov, int cnt);
+    /* Bytes already received and decoded inside the transport, which a read returns
+     * without the socket becoming readable again: must be read before parking. */
+    int (*pending)(const tachy__conn *c);
+    /* 1 once the transport's own handshake is complete. */
+    int (*ready)(const tachy__conn *c);
+    /* Upgraded streams: waits at most timeout_ms (-1 forever) per wait; shut is the
+     * stream's shutdown flag. Same results as tachy_stream_read / tachy_stream_write. */
+    ssize_t (*stream_read)(tachy__conn *c, void *buf, size_t len, int timeout_ms,
+                           atomic_int *shut);
+    ssize_t (*stream_write)(tachy__conn *c, const void *buf, size_t len, int timeout_ms,
+                            atomic_int *shut);
+    /* Ends the session politely before a lingering close (close_notify), never blocking. */
+    void (*shutdown)(tachy__conn *c);
+    /* Releases the transport (after shutdown if that was not called); c->xp becomes NULL. */
+    void (*free)(tachy__conn *c);
+} tachy__transport;
+
+/* What a request is allowed to do with the connection after its response. */
+enum { TACHY__RSP_NONE, TACHY__RSP_FIXED, TACHY__RSP_CHUNKED, TACHY__RSP_UNTIL_CLOSE,
+       TACHY__RSP_EMPTY };
+
+struct tachy_stream {
+    tachy__conn *conn;
+    atomic_int shut;
+};
+
+struct tachy_exchange {
+    tachy__conn *conn;
+    tachy_context *ctx;
+    /* request */
+    tachy__buf strs;          /* method, uri, path, query, protocol (NUL-separated) */
+    const char *method, *uri, *path, *query, *protocol;
+    int http10;
+    int is_head;
+    tachy_headers *req_headers;
+    const tachy__header_ref *lazy; /* parsed fields not yet in req_headers (see begin) */
+    size_t nlazy;
+    tachy__framing framing;
+    int64_t body_left;        /* fixed-length body bytes not yet read */
+    tachy__chunked chunked;
+    tachy__buf pending;       /* decoded chunk data not yet handed to the reader */
+    int body_eof;             /* whole request body consumed */
+    int body_closed;          /* request body stream closed */
+    int body_error;           /* sticky read error */
+    /* response */
+    tachy_headers *rsp_headers;
+    int rsp_code;
+    int rsp_mode;             /* TACHY__RSP_* */
+    int64_t rsp_left;         /* fixed-length bytes still to write */
+    int rsp_done;             /* body complete (terminator written / length reached) */
+    int rsp_closed;           /* response body stream closed */
+    int closed;               /* tachy_exchange_close called */
+    int deferred;             /* handler handed the exchange to another thread */
+    int failed;               /* an I/O error or failure: connection must close */
+    int upgraded;
+    tachy_stream stream;
+    /* attributes and principal */
+    tachy__attr *attrs;
+    size_t nattrs;
+    char *principal_user, *principal_realm;
+};
+
+struct tachy__conn {
+    /* identity and synchronisation: kept when the slot is reused */
+    tachy_server *srv;
+    atomic_uint_fast64_t state; /* the ownership word: (generation << 2) | kind, pool/pool.h */
+    uint32_t slot;            /* index in the pool's slot table */
+    pthread_mutex_t lock;     /* deferred-close hand-off */
+    pthread_cond_t cond;
+    /* everything from fd on is reset for each new socket */
+    int fd;
+    const tachy__transport *xp; /* NULL: plain socket (the fast path); see tachy__transport */
+    void *xp_data;            /* the transport's per-connection state */
+    long hs_deadline;         /* ms: the transport's handshake must be done by then */
+    struct sockaddr_storage peer, local;
+    socklen_t peer_len, local_len;
+    tachy__buf rbuf, wbuf;
+    int last_read_full;       /* the last recv filled all the space it was given */
+    atomic_int peer_hup;      /* an event said the peer shut down its side: read to EOF
+                                 before parking (that edge will not come again) */
+    char peer_host[48], local_host[48]; /* numeric hosts, formatted once per connection */
+    int peer_port, local_port;
+    int addr_cached;          /* bit 1: peer, bit 2: local */
+    int parked_idle;          /* parked between requests (counted in srv->nidle) */
+    atomic_int in_handler;    /* running user code: stop() does not wait for it */
+    int close_after;          /* close after the current exchange */
+    atomic_int shut;          /* socket shut down by stop() */
+    int started;              /* per-connection setup done */
+    int served;               /* requests served on this connection */
+    long head_started;        /* ms: first byte of the current request head */
+    atomic_long deadline;     /* ms: a parked connection times out then */
+    atomic_long io_deadline;  /* ms: maxReqTime / maxRspTime for the exchange in progress
+                                 (0 = none); the watchdog shuts the socket down after it */
+    tachy__conn *prev, *next; /* the pool's list of open connections */
+    tachy__conn *next_free;   /* the pool's free list */
+    tachy__header_ref *refs;  /* parser output */
+    size_t refs_cap;
+    tachy_exchange ex;        /* reused for every request on this connection */
+};
+
+/* ---- io.c: every socket call ------------------------------------------------------------ */
+
+/*
+ * recv() and send() on the request path, without glibc's cancellation wrappers: in a
+ * multi-threaded process each cancellable call enables and disables asynchronous
+ * cancellation around the system call (two atomic read-modify-writes, a few percent of a
+ * keep-alive request's CPU in perf). tachy never cancels threads, and a JNI-attached
+ * thread must not be cancelled anyway. Same results and errno as recv()/send().
+ */
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer learns from its send/recv interceptors that data passed through a socket
+ * orders the threads on both ends; raw system calls would hide that from it. */
+static inline ssize_t tachy__recv(int fd, void *buf, size_t len, int flags) {
+    return recv(fd, buf, len, flags);
+}
+static inline ssize_t tachy__send(int fd, const void *buf, size_t len, int flags) {
+    return send(fd, buf, len, flags);
+}
+#else
+static inline ssize_t tachy__recv(int fd, void *buf, size_t len, int flags) {
+    return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
+}
+static inline ssize_t tachy__send(int fd, const void *buf, size_t len, int flags) {
+    return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
+}
+#endif
+
+/* A socket call's errno as a TACHY_E* code: EAGAIN (a socket timeout) TACHY_ETIMEDOUT,
+ * EPIPE/ECONNRESET TACHY_EPEERCLOSED, ENOMEM/ENOBUFS TACHY_ENOMEM, else TACHY_EIO. */
+int tachy__io_errno(int e);
+/* Waits until fd is ready for events (POLLIN/POLLOUT), at most timeout_ms (< 0: no
+ * limit): 0, TACHY_ETIMEDOUT or TACHY_EIO. */
+int tachy__io_wait(int fd, short events, int timeout_ms);
+/* One read into rbuf (flags: 0 = blocking, bounded by SO_RCVTIMEO, or MSG_DONTWAIT).
+ * Bytes (> 0), 0 at EOF, or TACHY_E* (TACHY_ETIMEDOUT: nothing there / the timeout).
+ * Sets c->last_read_full. Owner thread. */
+ssize_t tachy__io_read(tachy__conn *c, int flags);
+/* Flushes pending output, then one blocking read into rbuf. Bytes (> 0), 0 on EOF, or
+ * TACHY_E*. Owner thread. */
+ssize_t tachy__io_fill(tachy__conn *c);
+/* Flushes pending output, then one blocking read of body bytes straight into buf (no copy
+ * through rbuf). Bytes, 0 at EOF, or TACHY_E*. Owner thread. */
+ssize_t tachy__io_read_body(tachy__conn *c, void *buf, size_t len);
+/* Sends everything in wbuf. 0 or a TACHY_E* code. Owner thread. */
+int tachy__io_flush(tachy__conn *c);
+/* Sends buffered bytes followed by data (one writev); 0 or TACHY_E*. Owner thread. */
+int tachy__io_send2(tachy__conn *c, const void *data, size_t len);
+/* Sends what wbuf holds, then len bytes of file fd from *off (advanced by what was sent)
+ * with sendfile(2). TACHY_ENOTSUP, with nothing of the file sent, when the transport
+ * encrypts (TLS) or fd is not something sendfile reads: the caller copies instead.
+ * TACHY_ESHORT if the file ends first. Owner thread. */
+int tachy__io_send_file(tachy__conn *c, int fd, int64_t *off, int64_t len);
+/* Closes gracefully after an error: the transport's close_notify, a half-close, then
+ * input discarded briefly (<= 256 KiB, <= 500 ms), so that the kernel does not answer the
+ * client's unread bytes with an RST that destroys the response. Owner thread. */
+void tachy__io_linger_close(tachy__conn *c);
+/* The connection becomes a raw stream (after a 101): reads wait with poll(), not with the
+ * socket's receive timeout. Owner thread. */
+void tachy__io_stream_mode(tachy__conn *c);
+
+/* One non-blocking send on a plain upgraded stream's socket (a broadcast's fan-out, which
+ * must not wait for one slow peer): bytes sent (> 0), TACHY_ETIMEDOUT when the socket's
+ * buffer is full, or TACHY_EPEERCLOSED / TACHY_EIO. Any thread (the caller serialises the
+ * stream's writers). */
+ssize_t tachy__io_send_nowait(int fd, const void *buf, size_t len);
+/* poll(2) over n sockets: how many are ready, 0 on timeout or EINTR, TACHY_EIO. */
+struct pollfd;
+int tachy__io_poll(struct pollfd *pfd, size_t n, int timeout_ms);
+
+/* Write buffer size beyond which a response body is flushed while it is being written. */
+#define TACHY__WBUF_FLUSH_AT (64 * 1024)
+
+/* ---- conn.c: the loop ------------------------------------------------------------------ */
+
+/* What the loop wants done with the connection when it returns. */
+typedef enum tachy__conn_next {
+    TACHY__CONN_NEXT_PARK,  /* wait in the park set for the next bytes, until deadline */
+    TACHY__CONN_NEXT_CLOSE  /* close it (already flushed, lingered if needed) */
+} tachy__conn_next;
+
+/*
+ * Serves c (owned by the calling pool thread) until it would wait for bytes: returns
+ * TACHY__CONN_NEXT_PARK with *idle (no request begun: counted as idle) and *deadline (ms,
+ * monotonic: the watchdog closes it then), or TACHY__CONN_NEXT_CLOSE. The caller (pool/)
+ * then parks or closes it; if an event arrived meanwhile it calls this again.
+ */
+tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle, long *deadline);
+/* Releases a closed connection's memory except the struct itself (pool/ reuses it). */
+void tachy__conn_cleanup(tachy__conn *c);
+/* The flush rule: called when a response is complete. Flushes unless more pipelined
+ * request bytes are already buffered (or readable right now). Owner thread. */
+int tachy__conn_response_done(tachy__conn *c);
+
+/* ---- target.c: the request-target ------------------------------------------------------ */
+
+/* 1 if java.net.URI(String) accepts t[0,n) (so the JDK would serve it), else 0. Pure. */
+int tachy__target_acceptable(const char *t, size_t n);
+
+/* Where the path and the query of a request-target are (offsets into the target). */
+typedef struct tachy__target {
+    size_t path_off, path_len; /* raw (still percent-encoded) path; "" for "//host" */
+    int has_query;             /* a '?' follows the path */
+    size_t query_off, query_len; /* raw query, up to a '#' */
+} tachy__target;
+
+/* Splits t[0,n): skips "scheme://authority" of an absolute-form target (RFC 9112 3.2.2)
+ * and the authority of "//host/x" (as java.net.URI reads it), stops at '?' or '#'. Pure. */
+void tachy__target_split(const char *t, size_t n, tachy__target *out);
+
+/* Percent-decodes a path into out (NUL-terminated, at most cap bytes incl. NUL). Invalid
+ * escapes are kept literally (tachy__target_acceptable has refused them already). Returns
+ * the decoded length or -1 if it does not fit. Pure. */
+ssize_t tachy__percent_decode(const char *in, size_t len, char *out, size_t cap);
+
+/* ---- exchange.c ------------------------------------------------------------------------ */
+
+/* Prepares c->ex for a parsed request. 0, TACHY_EPROTO (a target java.net.URI refuses),
+ * TACHY_EINVAL (a decoded NUL in the path) or TACHY_ENOMEM. Owner thread. */
+int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__request *req,
+                          const tachy__framing *fr);
+/* Cleans up after an exchange, keeping reusable memory. */
+void tachy__exchange_end(tachy_exchange *ex);
+void tachy__exchange_free(tachy_exchange *ex);
+
+/* Marks the exchange as broken (the connection closes after it) and returns rc. */
+static inline int tachy__exchange_fail(tachy_exchange *ex, int rc) {
+    ex->failed = 1;
+    ex->conn->close_after = 1;
+    return rc;
+}
+
+/* ---- response.c ------------------------------------------------------------------------ */
+
+/* The reason phrase of code and its length: the JDK's table (sun.net.httpserver.Code);
+ * "" for a code it has none for, which gives the JDK's "HTTP/1.1 207 " with a trailing
+ * space. Pure. */
+const char *tachy__reason_phrase(int code, size_t *len);
+
+/* Sends the JDK-format error response (ServerImpl.reject: code, static msg in the body)
+ * after any pending pipelined responses, and marks the connection for closing. */
+void tachy__response_reject(tachy__conn *c, int code, const char *msg);
+
+/* ---- dispatch.c ------------------------------------------------------------------------ */
+
+/* Finds the context, answers 100-continue, runs filters + authenticator + handler and
+ * closes the exchange (or waits for a deferred close). Returns 0 if the connection may
+ * serve another request, -1 if it must close. Owner thread. */
+int tachy__exchange_dispatch(tachy_exchange *ex);
+
+#endif

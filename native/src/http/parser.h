@@ -1,0 +1,108 @@
+/*
+ * http/parser.h - the request head parser, body framing and the chunked decoder (parser.c)
+ * and percent-decoding. Pure: no I/O, no allocation, no global state; any thread. Private
+ * to the core (and its tests and fuzzers); never installed.
+ */
+#ifndef TACHY__SRC_HTTP_PARSER_H
+#define TACHY__SRC_HTTP_PARSER_H
+
+#include "base/base.h"
+
+/* A borrowed string view into the parsed buffer. */
+typedef struct tachy__str {
+    const char *base;
+    size_t len;
+} tachy__str;
+
+typedef struct tachy__header_ref {
+    tachy__str name;  /* as sent (not normalised), never empty */
+    tachy__str value; /* leading/trailing SP/HTAB trimmed */
+} tachy__header_ref;
+
+typedef struct tachy__limits {
+    size_t max_request_line;  /* bytes of the request line without CRLF -> 414 */
+    size_t max_headers;       /* header lines -> 431 */
+    size_t max_header_bytes;  /* bytes of all header lines incl. CRLFs -> 431 */
+} tachy__limits;
+
+/* A parse error: the status to answer and a static human-readable reason that ends up
+ * in the error response body. */
+typedef struct tachy__parse_error {
+    int status;         /* 400, 414, 431, 501, 505 */
+    const char *reason; /* static string, e.g. "Bad request line" */
+} tachy__parse_error;
+
+typedef struct tachy__request {
+    tachy__str method;    /* token */
+    tachy__str target;    /* request-target as sent */
+    tachy__str version;   /* "HTTP/1.1" */
+    int minor_version;    /* 0 or 1 */
+    tachy__header_ref *headers; /* caller-provided array */
+    size_t num_headers;   /* in: capacity of headers; out: count */
+} tachy__request;
+
+#define TACHY__PARSE_INCOMPLETE (-2)
+#define TACHY__PARSE_ERROR (-1)
+
+/*
+ * Parses a request head (request line + header fields + empty line) from buf[0,len).
+ * Returns the number of bytes consumed (> 0) when complete, TACHY__PARSE_INCOMPLETE when
+ * more bytes are needed (but limits are already enforced on what is there), or
+ * TACHY__PARSE_ERROR with *err filled. Strict RFC 9112: a CRLF line end is required
+ * (bare LF accepted, bare CR -> 400), tokens validated, no whitespace before the colon,
+ * no obs-fold, no NUL/CTL in values. Leading empty lines before the request line are
+ * skipped (RFC 9112 2.2). Only HTTP/1.0 and HTTP/1.1 are accepted (else 505).
+ * Never reads outside buf[0,len). Nothing is copied: views point into buf.
+ */
+int tachy__parse_request(const char *buf, size_t len, tachy__request *req,
+                         const tachy__limits *lim, tachy__parse_error *err);
+
+/* How a request body is framed, from its headers (RFC 9112 6). */
+typedef struct tachy__framing {
+    int chunked;            /* Transfer-Encoding: chunked */
+    int64_t content_length; /* >= 0 if Content-Length present, -1 otherwise */
+    int connection_close;   /* Connection: close token present */
+    int connection_keep_alive; /* Connection: keep-alive token present */
+    int expect_continue;    /* Expect: 100-continue */
+    int upgrade;            /* Connection: upgrade token present */
+} tachy__framing;
+
+/*
+ * Analyses the parsed headers: Content-Length (duplicates must agree, digits only, no
+ * overflow -> else 400), Transfer-Encoding (only "chunked", possibly as the last of a
+ * list of known codings; anything else -> 501; both TE and CL -> 400), Connection
+ * tokens, Expect. Returns 0 or TACHY__PARSE_ERROR with *err.
+ */
+int tachy__parse_framing(const tachy__request *req, tachy__framing *out, tachy__parse_error *err);
+
+/* Streaming chunked-body decoder state. Zero-initialise, or tachy__chunked_init. */
+typedef struct tachy__chunked {
+    int state;
+    uint64_t remaining;  /* bytes left in the current chunk */
+    size_t line_len;     /* bytes seen of the current size/trailer line */
+    size_t trailer_bytes;
+    size_t max_line;     /* longest chunk-size line incl. extensions; 0 = 4096 */
+    size_t max_trailer_bytes; /* 0 = 65536 */
+} tachy__chunked;
+
+void tachy__chunked_init(tachy__chunked *d, size_t max_line, size_t max_trailer_bytes);
+
+/*
+ * Decodes chunked framing from in[0,len) without copying. On return *consumed bytes of
+ * in were used; if *data_len > 0, in[*data_off, *data_off + *data_len) is body data
+ * (inside the consumed range; the caller should hand it out before calling again).
+ * Returns 0 (call again with the unconsumed rest, or with more input if it consumed all),
+ * 1 when the last chunk and the trailers are complete (the body is over; *consumed
+ * excludes bytes after it), or TACHY__PARSE_ERROR (bad/overflowing size, bad CRLF,
+ * oversized line or trailers) with *err. It returns after at most one data run, so callers
+ * loop. State survives across calls: input may be split at any byte.
+ */
+int tachy__chunked_decode(tachy__chunked *d, const char *in, size_t len, size_t *consumed,
+                          size_t *data_off, size_t *data_len, tachy__parse_error *err);
+
+/* Percent-decodes a path into out (NUL-terminated, at most cap bytes incl. NUL). Invalid
+ * escapes are kept literally (as java.net.URI would refuse them; see target.c). Returns
+ * the decoded length or -1 if it does not fit. */
+ssize_t tachy__percent_decode(const char *in, size_t len, char *out, size_t cap);
+
+#endif

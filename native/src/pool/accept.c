@@ -1,0 +1,144 @@
+/*
+ * pool/accept.c - accepting: the listening socket sits in the park set and the pool thread
+ * that sees it readable accepts (see the comment below).
+ */
+#include "pool/pool.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+/* ---- accepting ----------------------------------------------------------------------- */
+
+/*
+ * There is no acceptor thread: the listening socket sits in the park set like a parked
+ * connection, and the pool thread that receives its event accepts what is waiting and
+ * registers the new connections, whose first requests then come to it (or to another
+ * waiter) as ordinary events. A new connection costs no hand-off between threads. The
+ * socket options a connection needs (TCP_NODELAY, SO_RCVTIMEO, SO_SNDTIMEO) are set once
+ * on the listening socket: Linux copies them into every accepted socket.
+ */
+
+/* Puts the listening socket's token in the ready ring: accept again later (a batch was
+ * cut short, or accept failed for lack of descriptors). */
+void tachy__pool_requeue_listener(tachy_server *srv) {
+    struct epoll_event ev = {EPOLLIN, {.u64 = LISTEN_TOKEN}};
+    tachy__pool_ready_push(srv, &ev, 1);
+}
+
+/* Registers an accepted socket as a parked connection; its request (if already there) is
+ * reported by EPOLL_CTL_ADD itself, edge-triggered. */
+static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer, socklen_t plen) {
+    const tachy_options *o = &srv->opt;
+    pthread_mutex_lock(&srv->lock);
+    if (atomic_load(&srv->state) != TACHY__SRV_STARTED) {
+        pthread_mutex_unlock(&srv->lock);
+        close(fd);
+        return;
+    }
+    if (o->max_connections > 0 && srv->pool->nconns >= o->max_connections) {
+        /* jdk.httpserver.maxConnections: the JDK closes the new connection at once. */
+        pthread_mutex_unlock(&srv->lock);
+        tachy__log(srv, TACHY_LOG_DEBUG, "connection refused: maxConnections reached");
+        close(fd);
+        return;
+    }
+    tachy__conn *c = tachy__pool_conn_alloc(srv);
+    if (!c) {
+        pthread_mutex_unlock(&srv->lock);
+        close(fd);
+        return;
+    }
+    tachy__pool_conn_reset(c);
+    c->fd = fd;
+    memcpy(&c->peer, peer, plen);
+    c->peer_len = plen;
+    c->local_len = 0; /* getsockname() when someone asks (tachy__conn_local) */
+    long limit = o->max_req_time_ms > 0 ? o->max_req_time_ms : o->idle_interval_ms;
+    atomic_store(&c->deadline, tachy__now_ms() + limit);
+    uint64_t gen = tachy__st_gen(atomic_load(&c->state));
+    atomic_store(&c->state, tachy__st_make(gen, TACHY__CONN_PARKED));
+    c->next = srv->pool->conns;
+    c->prev = NULL;
+    if (srv->pool->conns)
+        srv->pool->conns->prev = c;
+    srv->pool->conns = c;
+    srv->pool->nconns++;
+    atomic_fetch_add_explicit(&srv->st_connections, 1, memory_order_relaxed);
+    struct epoll_event ev = {EPOLLIN | EPOLLRDHUP | EPOLLET,
+                             {.u64 = (uint64_t)c->slot | (gen & 0xffffffffu) << 32}};
+    if (epoll_ctl(srv->pool->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        tachy__log(srv, TACHY_LOG_ERROR, "epoll_ctl: %s", strerror(errno));
+        atomic_store(&c->state, tachy__st_make(gen, TACHY__CONN_OWNED));
+        pthread_mutex_unlock(&srv->lock);
+        tachy__pool_close(c);
+        return;
+    }
+    pthread_mutex_unlock(&srv->lock);
+}
+
+/* The listening socket is readable: accept what waits, at most ACCEPT_BATCH at a time so
+ * that connections already open are not starved by a flood of new ones. */
+void tachy__pool_accept_some(tachy_server *srv) {
+    for (int i = 0; i < ACCEPT_BATCH; i++) {
+        if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
+            return;
+        struct sockaddr_storage peer;
+        socklen_t plen = sizeof peer;
+        /* Accepted sockets are blocking (no SOCK_NONBLOCK): an owner thread blocks in
+         * them, bounded by the timeouts they inherit. */
+        int fd = accept4(srv->fd, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return; /* drained: the next connection brings a new edge */
+            if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
+                return;
+            /* Out of descriptors or memory (or worse): the backlog keeps its connections,
+             * and edge-triggered epoll will not report them again, so the watchdog
+             * retries at its next tick. */
+            tachy__log(srv, TACHY_LOG_WARNING, "accept: %s", strerror(errno));
+            atomic_store(&srv->pool->accept_retry, 1);
+            return;
+        }
+        adopt(srv, fd, &peer, plen);
+    }
+    tachy__pool_requeue_listener(srv);
+}
+
+int tachy__pool_listen(tachy_server *srv) {
+    const tachy_options *o = &srv->opt;
+    int one = 1;
+    if (o->nodelay)
+        setsockopt(srv->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct timeval tv = {o->idle_interval_ms / 1000, (o->idle_interval_ms % 1000) * 1000};
+    setsockopt(srv->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (o->max_rsp_time_ms > 0) {
+        struct timeval sv = {o->max_rsp_time_ms / 1000, (o->max_rsp_time_ms % 1000) * 1000};
+        setsockopt(srv->fd, SOL_SOCKET, SO_SNDTIMEO, &sv, sizeof sv);
+    }
+    int fl = fcntl(srv->fd, F_GETFL);
+    struct epoll_event ev = {EPOLLIN | EPOLLET, {.u64 = LISTEN_TOKEN}};
+    if (fl < 0 || fcntl(srv->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+        epoll_ctl(srv->pool->epfd, EPOLL_CTL_ADD, srv->fd, &ev) < 0)
+        return TACHY_ESYS;
+    /* The first waiter; the watchdog brings more when handlers keep them busy. */
+    return tachy__pool_spawn_worker(srv);
+}
+
+void tachy__pool_unlisten(tachy_server *srv) {
+    if (srv->fd < 0)
+        return;
+    if (srv->pool && srv->pool->epfd >= 0)
+        epoll_ctl(srv->pool->epfd, EPOLL_CTL_DEL, srv->fd, NULL);
+    /* New connections are refused from now on; a thread inside accept_some sees EINVAL
+     * or the state. The descriptor itself is closed after the pool threads are gone. */
+    shutdown(srv->fd, SHUT_RDWR);
+}
+

@@ -1,0 +1,156 @@
+/*
+ * pool/pool.h - the running server: connection slots and their ownership word, the park
+ * set, the pool threads and the ready ring, accepting, the watchdog, start and stop.
+ * Private to the core; never installed.
+ *
+ *   slots.c      the slot table, claiming and parking a connection, closing it
+ *   workers.c    pool threads: epoll_wait, the ready ring, serving a connection
+ *   accept.c     the listening socket in the park set, accept, registering a connection
+ *   watchdog.c   deadlines of parked connections and exchanges, bringing in threads
+ *   lifecycle.c  tachy_server_start / tachy_server_stop, the pool's memory
+ *
+ * pool/ is the top of the core: it includes http/ (it serves connections), tls/ (it sets
+ * a connection's transport up) and server/; nothing includes pool/. The server reaches it
+ * through srv->pool and the two hooks in server/server.h.
+ *
+ * Locking: srv->lock guards everything here except what is atomic and the ready ring
+ * (ready_lock).
+ */
+#ifndef TACHY__SRC_POOL_POOL_H
+#define TACHY__SRC_POOL_POOL_H
+
+#include "http/http.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/epoll.h>
+
+/*
+ * Connection ownership. A connection is either OWNED by exactly one thread, which
+ * serves it with blocking semantics, or PARKED in the server's epoll set waiting for its
+ * next request. state packs a generation (bits 2..63) with the kind (bits 0..1); epoll
+ * events carry (slot, generation), so an event that arrives for a connection that has
+ * since been closed and its slot reused is recognised and ignored. Connection structs
+ * live in a slot table and are never freed while the server exists.
+ */
+enum { TACHY__CONN_PARKED = 0, TACHY__CONN_OWNED = 1, TACHY__CONN_PENDING = 2,
+       TACHY__CONN_FREE = 3 };
+
+
+static inline uint64_t tachy__st_gen(uint64_t s) { return s >> 2; }
+static inline unsigned tachy__st_kind(uint64_t s) { return (unsigned)(s & 3); }
+static inline uint64_t tachy__st_make(uint64_t gen, unsigned kind) { return gen << 2 | kind; }
+
+/* A pool thread's record: joined once it has exited, so no thread outlives stop() unseen. */
+typedef struct tachy__thread {
+    tachy_server *srv;
+    pthread_t tid;
+    int done;                 /* exited (under srv->lock) */
+    int detached;             /* left running in a handler past stop(): not joined */
+    struct tachy__thread *next;
+} tachy__thread;
+
+#define TACHY__SLOT_CHUNK 256    /* connections per slot-table chunk */
+#define TACHY__SLOT_CHUNKS 16384 /* chunks: up to 4M connections */
+
+#define WAKE_TOKEN UINT64_MAX
+/* Set in a connection's token (in the slot half, above any slot number) when its event
+ * reported the peer's shutdown (EPOLLRDHUP/HUP/ERR). A request and the FIN behind it can
+ * arrive before one epoll_wait and come as one edge: the read returns the request, and
+ * without this bit nothing would ever report the FIN again. */
+#define HUP_BIT ((uint64_t)1 << 31)
+#define LISTEN_TOKEN (UINT64_MAX - 1)
+#define ACCEPT_BATCH 64   /* connections accepted per listening-socket event */
+#define TRIM_PEAK 256     /* connections: a burst worth giving memory back after */
+#define WATCHDOG_TICK_MS 5
+#define BATCH 64          /* events taken per epoll_wait */
+#define READY_CAP 4096    /* ring of events waiting for a thread */
+
+struct tachy__pool {
+    int epfd;                 /* the park set: parked connections, edge-triggered */
+    int wakefd;               /* eventfd in epfd: made readable to wake every waiter */
+    pthread_t watchdog;
+    int watchdog_started;
+    atomic_int accept_retry;  /* accept() failed for lack of resources: watchdog retries */
+    /* connections */
+    tachy__conn **slots;      /* TACHY__SLOT_CHUNKS chunk pointers (allocated at start, a
+                                 zero-page mapping: untouched until connections come) */
+    uint32_t nslots;
+    tachy__conn *free_conns;
+    tachy__conn *conns;       /* open connections */
+    int nconns;
+    atomic_int nidle;         /* parked between requests */
+    /* threads */
+    int nthreads;             /* live pool threads (under lock) */
+    tachy__thread *threads;   /* records of pool threads not yet joined */
+    int nspare;               /* threads parked on spare_cond */
+    int max_waiters;          /* threads allowed in epoll_wait at once (= usable CPUs) */
+    atomic_int nwaiting;      /* threads in (or entering) epoll_wait */
+    atomic_uint_fast64_t progress; /* bumped whenever a thread takes an event */
+    /* Events taken from epoll in a batch and not yet claimed: any thread may take them,
+     * so a thread that blocks in a handler never holds other connections' events. */
+    pthread_mutex_t ready_lock;
+    uint64_t *ready;          /* ring of event tokens */
+    uint32_t ready_head, ready_count, ready_cap;
+    pthread_cond_t spare_cond; /* spare threads wait here (monotonic clock) */
+    pthread_cond_t wd_cond;    /* the watchdog waits here (monotonic clock) */
+};
+
+/* ---- slots.c ------------------------------------------------------------------------- */
+
+/* Tries to take ownership of the connection in slot whose generation is gen32 (the low 32
+ * bits). With mark_pending, a connection that is already owned is marked PENDING so that
+ * its owner reads again; hup records the peer's shutdown for whoever owns it. Returns the
+ * connection when the caller now owns it, else NULL. Any pool thread. */
+tachy__conn *tachy__pool_claim(tachy_server *srv, uint32_t slot, uint32_t gen32, int mark_pending,
+                               int hup);
+/*
+ * Parks c (owned by the caller) in the park set until its next request, with a deadline
+ * (ms, monotonic) after which the watchdog closes it. Returns 1 if parked (the caller no
+ * longer owns c), 0 if an event arrived meanwhile and the caller still owns it (read
+ * again), -1 if it must be closed instead (stopping, or too many idle connections).
+ */
+int tachy__pool_park(tachy__conn *c, int idle, long deadline);
+/* Takes a free connection struct (lock held); NULL when the table is full or memory is
+ * short. */
+tachy__conn *tachy__pool_conn_alloc(tachy_server *srv);
+/* Resets a connection struct for a new socket, keeping its identity (slot, state, sync). */
+void tachy__pool_conn_reset(tachy__conn *c);
+/* Closes c (owned by the caller): socket, buffers; returns its slot to the pool. */
+void tachy__pool_close(tachy__conn *c);
+
+/* ---- workers.c ----------------------------------------------------------------------- */
+
+/* Puts n events' tokens in the ready ring (WAKE_TOKEN skipped). Any thread. */
+void tachy__pool_ready_push(tachy_server *srv, const struct epoll_event *ev, int n);
+/* Starts a pool thread (lock held). 0 or TACHY_E*. */
+int tachy__pool_spawn_worker(tachy_server *srv);
+/* Joins pool threads that have exited (lock held). */
+void tachy__pool_reap(tachy_server *srv);
+/* Makes sure someone will take events: wakes a spare or starts a thread (lock held). */
+void tachy__pool_ensure_waiter(tachy_server *srv);
+/* srv->pool_blocking: if nobody waits for events, bring in a thread now. Any thread. */
+void tachy__pool_blocking(tachy_server *srv);
+
+/* ---- accept.c ------------------------------------------------------------------------ */
+
+/* Puts the listening socket in the park set (pool threads accept from it) and starts the
+ * first pool thread. Lock held, state already STARTED. */
+int tachy__pool_listen(tachy_server *srv);
+/* Stops accepting: the listening socket leaves the park set and is shut down (closed by
+ * the caller once the pool threads are gone). Lock held. */
+void tachy__pool_unlisten(tachy_server *srv);
+/* The listening socket is readable: accepts up to ACCEPT_BATCH connections. Pool thread. */
+void tachy__pool_accept_some(tachy_server *srv);
+/* Puts the listening socket's token in the ready ring: accept again later. */
+void tachy__pool_requeue_listener(tachy_server *srv);
+
+/* ---- watchdog.c ---------------------------------------------------------------------- */
+
+/* Claims every parked connection past its deadline (every parked one with all) and closes
+ * it; shuts down exchanges past maxReqTime/maxRspTime. Lock held on entry and exit. */
+void tachy__pool_sweep(tachy_server *srv, int all);
+/* The watchdog thread's body (arg: the server). */
+void *tachy__pool_watchdog_main(void *arg);
+
+#endif

@@ -1,0 +1,114 @@
+/*
+ * pool/watchdog.c - one thread per server, ticking every few milliseconds while there are
+ * connections: it brings in a thread when every pool thread is busy in a handler, closes
+ * parked connections past their idle or request-head deadline, shuts down exchanges past
+ * maxReqTime/maxRspTime, retries a failed accept and gives memory back after a burst.
+ */
+#include "pool/pool.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <malloc.h>
+
+/* ---- the watchdog -------------------------------------------------------------------- */
+
+/* Claims every parked connection that is past its deadline (or every parked one when
+ * all is set) and closes it. Lock held on entry and exit; released while closing. */
+void tachy__pool_sweep(tachy_server *srv, int all) {
+    tachy__conn *victims = NULL;
+    long now = tachy__now_ms();
+    for (tachy__conn *c = srv->pool->conns; c; c = c->next) {
+        /* An exchange past maxReqTime/maxRspTime: shut the socket down (the lock keeps the
+         * descriptor from being closed and reused meanwhile); its thread's next or current
+         * I/O fails and the connection closes, as the JDK's timer closes it. */
+        long io = atomic_load_explicit(&c->io_deadline, memory_order_relaxed);
+        if (io && io <= now && atomic_exchange(&c->shut, 1) == 0) {
+            tachy__log(srv, TACHY_LOG_DEBUG, "exchange exceeded its time limit: closing");
+            shutdown(c->fd, SHUT_RDWR);
+        }
+        uint64_t s = atomic_load(&c->state);
+        if (tachy__st_kind(s) != TACHY__CONN_PARKED)
+            continue;
+        if (!all && atomic_load_explicit(&c->deadline, memory_order_relaxed) > now)
+            continue;
+        if (tachy__pool_claim(srv, c->slot, (uint32_t)tachy__st_gen(s), 0, 0)) {
+            c->next_free = victims; /* reused as a scratch link until closed */
+            victims = c;
+        }
+    }
+    if (!victims)
+        return;
+    pthread_mutex_unlock(&srv->lock);
+    while (victims) {
+        tachy__conn *c = victims;
+        victims = c->next_free;
+        tachy__pool_close(c);
+    }
+    pthread_mutex_lock(&srv->lock);
+}
+
+/*
+ * After a burst of connections has gone (the count fell to a quarter of a peak of at least
+ * TRIM_PEAK), gives the freed connection buffers back to the system. glibc keeps freed
+ * memory in its arenas and only trims what sits at the top of a heap; buffers freed in
+ * the middle stay resident, so a server that once held 4,096 idle connections would keep
+ * their ~50 MiB. Lock held; released around the trim (it walks every arena).
+ */
+static void trim_after_burst(tachy_server *srv, int *peak) {
+    if (srv->pool->nconns > *peak)
+        *peak = srv->pool->nconns;
+#if defined(__GLIBC__)
+    if (*peak >= TRIM_PEAK && srv->pool->nconns <= *peak / 4) {
+        *peak = srv->pool->nconns;
+        pthread_mutex_unlock(&srv->lock);
+        malloc_trim(0);
+        pthread_mutex_lock(&srv->lock);
+    }
+#endif
+}
+
+void *tachy__pool_watchdog_main(void *arg) {
+    tachy_server *srv = arg;
+    pthread_setname_np(pthread_self(), "tachy-watchdog");
+    const tachy_options *o = &srv->opt;
+    long shortest = o->idle_interval_ms;
+    if (o->max_req_time_ms > 0 && o->max_req_time_ms < shortest)
+        shortest = o->max_req_time_ms;
+    if (o->max_rsp_time_ms > 0 && o->max_rsp_time_ms < shortest)
+        shortest = o->max_rsp_time_ms;
+    long sweep_every = TACHY__MAX(10, TACHY__MIN(1000, shortest / 4));
+    long next_sweep = tachy__now_ms() + sweep_every;
+    uint64_t last_progress = 0;
+    int conn_peak = 0;
+    pthread_mutex_lock(&srv->lock);
+    while (atomic_load(&srv->state) == TACHY__SRV_STARTED) {
+        tachy__cond_wait_ms(&srv->pool->wd_cond, &srv->lock,
+                            srv->pool->nconns > 0 ? WATCHDOG_TICK_MS : sweep_every);
+        if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
+            break;
+        /* Nobody waits for events and nobody took one for a whole tick: every thread is
+         * busy (or blocked) in a connection. Bring in another so parked connections with
+         * a request waiting are not starved by a slow handler. */
+        if (atomic_exchange(&srv->pool->accept_retry, 0))
+            tachy__pool_requeue_listener(srv); /* accept failed (descriptors or memory): try again */
+        uint64_t p = atomic_load_explicit(&srv->pool->progress, memory_order_relaxed);
+        int backlog = __atomic_load_n(&srv->pool->ready_count, __ATOMIC_RELAXED) > 0;
+        if ((srv->pool->nconns > 0 || backlog) && (backlog || atomic_load(&srv->pool->nwaiting) == 0) &&
+            p == last_progress)
+            tachy__pool_ensure_waiter(srv);
+        last_progress = p;
+        long now = tachy__now_ms();
+        if (now >= next_sweep) {
+            tachy__pool_sweep(srv, 0);
+            tachy__pool_reap(srv);
+            next_sweep = now + sweep_every;
+            trim_after_burst(srv, &conn_peak);
+        }
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return NULL;
+}
+

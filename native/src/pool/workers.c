@@ -1,0 +1,247 @@
+/*
+ * pool/workers.c - the pool threads: waiting in the park set, the ready ring, serving.
+ *
+ * Handlers see thread-per-connection: while a connection has a request in progress, one
+ * thread owns it and may block (reading a body, writing a response, in user code). Between
+ * requests the connection does not keep a thread: it is *parked* in an edge-triggered
+ * epoll set (the park set). Pool threads wait there; the kernel wakes one per event, and
+ * that thread claims the connection and serves it, then parks it again and takes the next
+ * ready connection - without a hand-off, so under load a thread goes from one connection
+ * to the next with no context switch and no futex call per request (a naive blocking
+ * thread-per-connection server pays a wake-up and a switch for every request).
+ *
+ * Ownership is one atomic word per connection (slots.c): PARKED -> OWNED by a CAS, so an
+ * event can be claimed by one thread only; an event that arrives while the connection is
+ * OWNED marks it PENDING, and the owner reads again instead of parking. Events carry the
+ * connection's slot and generation: slots are reused but never freed while the server
+ * lives, so a stale event is detected, never a use-after-free.
+ *
+ * Threads: at most max_waiters threads (the CPUs this process may run on) wait in the park
+ * set; others wait as spares. Because a handler may block for as long as it likes, a
+ * watchdog checks every few milliseconds that someone is waiting for events or has taken
+ * one since the last check; if not, it wakes a spare or starts a thread. The watchdog also
+ * closes parked connections whose idle or request-head deadline has passed.
+ */
+#include "pool/pool.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sched.h>
+#include "tls/tls.h"
+
+/* ---- the ready ring ------------------------------------------------------------------ */
+
+static int ready_pop(tachy_server *srv, uint64_t *tok) {
+    if (__atomic_load_n(&srv->pool->ready_count, __ATOMIC_RELAXED) == 0)
+        return 0; /* cheap check first: usually empty when there is no backlog */
+    int got = 0;
+    pthread_mutex_lock(&srv->pool->ready_lock);
+    if (srv->pool->ready_count > 0) {
+        *tok = srv->pool->ready[srv->pool->ready_head];
+        srv->pool->ready_head = (srv->pool->ready_head + 1) % srv->pool->ready_cap;
+        __atomic_store_n(&srv->pool->ready_count, srv->pool->ready_count - 1, __ATOMIC_RELAXED);
+        got = 1;
+    }
+    pthread_mutex_unlock(&srv->pool->ready_lock);
+    return got;
+}
+
+/* An event's token, with HUP_BIT when it reported the peer's shutdown. */
+static uint64_t ev_token(const struct epoll_event *ev) {
+    uint64_t tok = ev->data.u64;
+    if (tok != WAKE_TOKEN && tok != LISTEN_TOKEN && (ev->events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+        tok |= HUP_BIT;
+    return tok;
+}
+
+void tachy__pool_ready_push(tachy_server *srv, const struct epoll_event *ev, int n) {
+    pthread_mutex_lock(&srv->pool->ready_lock);
+    for (int i = 0; i < n; i++) {
+        if (ev[i].data.u64 == WAKE_TOKEN || srv->pool->ready_count == srv->pool->ready_cap)
+            continue; /* a full ring cannot happen: batches are sized to its free space */
+        srv->pool->ready[(srv->pool->ready_head + srv->pool->ready_count) % srv->pool->ready_cap] = ev_token(&ev[i]);
+        __atomic_store_n(&srv->pool->ready_count, srv->pool->ready_count + 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&srv->pool->ready_lock);
+}
+
+static uint32_t ready_space(tachy_server *srv) {
+    return srv->pool->ready_cap - __atomic_load_n(&srv->pool->ready_count, __ATOMIC_RELAXED);
+}
+
+/* ---- threads ------------------------------------------------------------------------- */
+
+static void *worker_main(void *arg);
+
+/* Starts a pool thread (lock held). */
+int tachy__pool_spawn_worker(tachy_server *srv) {
+    tachy__thread *t = calloc(1, sizeof *t);
+    if (!t)
+        return TACHY_ENOMEM;
+    t->srv = srv;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    if (srv->opt.thread_stack_size)
+        pthread_attr_setstacksize(&attr, srv->opt.thread_stack_size);
+    atomic_fetch_add(&srv->refs, 1);
+    int rc = pthread_create(&t->tid, &attr, worker_main, t);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        atomic_fetch_sub(&srv->refs, 1);
+        free(t);
+        tachy__log(srv, TACHY_LOG_ERROR, "cannot start a connection thread: %s", strerror(rc));
+        return TACHY_ESYS;
+    }
+    t->next = srv->pool->threads;
+    srv->pool->threads = t;
+    srv->pool->nthreads++;
+    return 0;
+}
+
+/* Joins pool threads that have exited (lock held; they no longer need it). */
+void tachy__pool_reap(tachy_server *srv) {
+    for (tachy__thread **pp = &srv->pool->threads; *pp;) {
+        tachy__thread *t = *pp;
+        if (t->done && !t->detached) {
+            pthread_join(t->tid, NULL);
+            *pp = t->next;
+            free(t);
+        } else {
+            pp = &t->next;
+        }
+    }
+}
+
+/* Makes sure someone will take events: wakes a spare or starts a thread (lock held). */
+void tachy__pool_ensure_waiter(tachy_server *srv) {
+    if (srv->pool->nspare > 0)
+        pthread_cond_signal(&srv->pool->spare_cond);
+    else
+        tachy__pool_spawn_worker(srv);
+}
+
+void tachy__pool_accept_some(tachy_server *srv);
+
+/*
+ * Serves a connection the caller owns: sets its transport up on the first run (HTTPS),
+ * then runs the HTTP loop until it parks it or closes it. An event that arrives while we
+ * own it (tachy__pool_park returns 0) means more bytes: run the loop again.
+ */
+static void serve_conn(tachy_server *srv, tachy__conn *c) {
+    if (srv->tls && !c->xp && tachy__tls_start(c) < 0) {
+        tachy__pool_close(c);
+        return;
+    }
+    for (;;) {
+        int idle = 0;
+        long deadline = 0;
+        if (tachy__conn_run(c, &idle, &deadline) == TACHY__CONN_NEXT_CLOSE)
+            break;
+        int pr = tachy__pool_park(c, idle, deadline);
+        if (pr > 0)
+            return; /* parked: no longer ours */
+        if (pr < 0)
+            break; /* stopping, or too many idle connections (output already flushed) */
+    }
+    tachy__pool_close(c);
+}
+
+/* Serves one event token: the listening socket's, or a parked connection's. */
+static void serve_token(tachy_server *srv, uint64_t tok) {
+    if (tok == LISTEN_TOKEN) {
+        tachy__pool_accept_some(srv);
+        return;
+    }
+    tachy__conn *c = tachy__pool_claim(srv, (uint32_t)(tok & ~HUP_BIT), (uint32_t)(tok >> 32), 1,
+                                       (tok & HUP_BIT) != 0);
+    if (c)
+        serve_conn(srv, c);
+}
+
+static void *worker_main(void *arg) {
+    tachy__thread *self = arg;
+    tachy_server *srv = self->srv;
+    char name[16];
+    static atomic_uint thread_seq;
+    snprintf(name, sizeof name, "tachy-conn-%u", atomic_fetch_add(&thread_seq, 1) + 1);
+    pthread_setname_np(pthread_self(), name);
+    if (srv->opt.on_thread_start)
+        srv->opt.on_thread_start(srv->opt.thread_hook_user, name);
+    long keepalive = srv->opt.thread_keepalive_ms > 0 ? srv->opt.thread_keepalive_ms : 1;
+
+    struct epoll_event evs[BATCH];
+    for (;;) {
+        if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
+            break;
+        uint64_t tok;
+        if (ready_pop(srv, &tok)) {
+            /* An event another thread took in its batch: serve it without a syscall. */
+            atomic_fetch_add_explicit(&srv->pool->progress, 1, memory_order_relaxed);
+            serve_token(srv, tok);
+            continue;
+        }
+        if (atomic_load(&srv->pool->nwaiting) >= srv->pool->max_waiters) {
+            /* Enough threads wait for events: be a spare until the watchdog needs us. */
+            pthread_mutex_lock(&srv->lock);
+            int timed_out = 0;
+            if (atomic_load(&srv->state) == TACHY__SRV_STARTED &&
+                atomic_load(&srv->pool->nwaiting) >= srv->pool->max_waiters) {
+                srv->pool->nspare++;
+                timed_out = tachy__cond_wait_ms(&srv->pool->spare_cond, &srv->lock, keepalive) ==
+                            ETIMEDOUT;
+                srv->pool->nspare--;
+            }
+            pthread_mutex_unlock(&srv->lock);
+            if (timed_out)
+                break;
+            continue;
+        }
+        int max = (int)TACHY__MIN((uint32_t)BATCH, ready_space(srv) + 1);
+        atomic_fetch_add(&srv->pool->nwaiting, 1);
+        int n = epoll_wait(srv->pool->epfd, evs, max, (int)keepalive);
+        int others = atomic_fetch_sub(&srv->pool->nwaiting, 1) - 1;
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            tachy__log(srv, TACHY_LOG_ERROR, "epoll_wait: %s", strerror(errno));
+            break;
+        }
+        if (n == 0) {
+            if (others > 0)
+                break; /* idle for a keep-alive period and not the last waiter: exit */
+            continue;
+        }
+        /* Keep the first event, share the rest through the ready ring. */
+        if (n > 1)
+            tachy__pool_ready_push(srv, evs + 1, n - 1);
+        if (evs[0].data.u64 == WAKE_TOKEN)
+            continue; /* stop(): the loop head sees the state */
+        atomic_fetch_add_explicit(&srv->pool->progress, 1, memory_order_relaxed);
+        serve_token(srv, ev_token(&evs[0]));
+    }
+
+    if (srv->opt.on_thread_stop)
+        srv->opt.on_thread_stop(srv->opt.thread_hook_user);
+    /* Counted down only now, so stop() returns after every stop hook has run (the JNI
+     * bridge detaches the thread from the JVM there). */
+    pthread_mutex_lock(&srv->lock);
+    srv->pool->nthreads--;
+    self->done = 1; /* the record is joined and freed by reap() or pool_free */
+    pthread_cond_broadcast(&srv->cond);
+    pthread_mutex_unlock(&srv->lock);
+    tachy__server_release(srv);
+    return NULL;
+}
+
+void tachy__pool_blocking(tachy_server *srv) {
+    if (atomic_load(&srv->pool->nwaiting) > 0)
+        return;
+    pthread_mutex_lock(&srv->lock);
+    if (atomic_load(&srv->state) == TACHY__SRV_STARTED && atomic_load(&srv->pool->nwaiting) == 0)
+        tachy__pool_ensure_waiter(srv);
+    pthread_mutex_unlock(&srv->lock);
+}
+

@@ -1,0 +1,42 @@
+/*
+ * server/options.h - the one table of tachy_options defaults and of what an out-of-range
+ * value becomes. tachy_options_init and tachy_server_create_unbound (server.c) expand it,
+ * and so does the parser (http/parser.c) for the limits it applies when given none.
+ * Private to the core; never installed.
+ */
+#ifndef TACHY__SRC_SERVER_OPTIONS_H
+#define TACHY__SRC_SERVER_OPTIONS_H
+
+/*
+ * X(field, default, fix), in the order of tachy_options (tachy/server.h documents each).
+ * fix says what a value that means nothing becomes when a server is created:
+ *   KEEP      every value means something (-1 = none, 0 = off ...): kept
+ *   POSITIVE  <= 0 becomes the default
+ *   NONNEG    < 0 becomes 0
+ *   NONZERO   0 becomes the default
+ *   MINSTACK  below 64 KiB (but not 0 = the system's default) becomes 64 KiB
+ */
+#define TACHY__OPTIONS(X)                                                                   \
+    X(max_req_headers, 200, POSITIVE)          /* sun.net.httpserver.maxReqHeaders */       \
+    X(max_req_header_size, 393216, POSITIVE)   /* sun.net.httpserver.maxReqHeaderSize */    \
+    X(max_request_line, 16384, POSITIVE)                                                    \
+    X(max_req_time_ms, -1, KEEP)               /* sun.net.httpserver.maxReqTime */          \
+    X(max_rsp_time_ms, -1, KEEP)               /* sun.net.httpserver.maxRspTime */          \
+    X(idle_interval_ms, 30000, POSITIVE)       /* sun.net.httpserver.idleInterval */        \
+    X(max_idle_connections, 200, KEEP)         /* sun.net.httpserver.maxIdleConnections */  \
+    X(max_connections, -1, KEEP)               /* jdk.httpserver.maxConnections */          \
+    X(drain_amount, 65536, NONNEG)             /* sun.net.httpserver.drainAmount */         \
+    X(nodelay, 1, KEEP)                        /* sun.net.httpserver.nodelay (JDK: 0) */    \
+    X(thread_stack_size, 256 * 1024, MINSTACK)                                              \
+    X(thread_keepalive_ms, 10000, NONNEG)                                                   \
+    X(max_chunk_ext, 4096, NONZERO)                                                         \
+    X(http10_keepalive_max, 0, KEEP)
+
+#define TACHY__OPT_MIN_STACK (64 * 1024)
+
+/* TACHY__DEFAULT_<field>: each field's default as a constant (all fit an int). */
+#define TACHY__OPT_DEFAULT_ENUM(field, def, fix) TACHY__DEFAULT_##field = (def),
+enum { TACHY__OPTIONS(TACHY__OPT_DEFAULT_ENUM) };
+#undef TACHY__OPT_DEFAULT_ENUM
+
+#endif

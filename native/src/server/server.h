@@ -1,0 +1,116 @@
+/*
+ * server/server.h - HttpServer, HttpContext, Filter and Authenticator as data: the server
+ * struct (options, listening socket, contexts, counters), contexts, filter chains and
+ * authenticators. Private to the core; never installed.
+ *
+ * This folder knows nothing of connections or threads: the running server (start, the
+ * threads, the park set, stop) is pool/'s, which fills in the hooks below. http/, tls/,
+ * ws/ and pool/ include this header; it includes only base/.
+ *
+ * Locking: srv->lock guards the context list and every context's mutable fields, the
+ * server state and (in pool/) the pool. Lifetime: the server is reference-counted (the
+ * user's reference, dropped by tachy_server_destroy, and one per live pool thread), so a
+ * thread still finishing a handler after stop() returned never touches freed memory.
+ */
+#ifndef TACHY__SRC_SERVER_SERVER_H
+#define TACHY__SRC_SERVER_SERVER_H
+
+#include "base/base.h"
+#include "server/options.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+
+/* Server states. */
+enum { TACHY__SRV_CREATED, TACHY__SRV_STARTED, TACHY__SRV_STOPPING, TACHY__SRV_STOPPED };
+
+typedef struct tachy__attr {
+    char *name;
+    void *value;
+    void (*free_fn)(void *);
+} tachy__attr;
+
+struct tachy_context {
+    tachy_server *srv;
+    char *path;
+    size_t path_len;
+    int removed;        /* removed from the server; freed when refs drop to 0 */
+    atomic_int refs;    /* 1 for the server's list + 1 per exchange using it */
+    /* mutable, under srv->lock: */
+    tachy_handler_fn handler;
+    void *user;
+    tachy_filter **filters;
+    size_t nfilters, filters_cap;
+    tachy_authenticator *auth;
+    tachy__attr *attrs;
+    size_t nattrs;
+};
+
+struct tachy__pool; /* pool/pool.h */
+
+struct tachy_server {
+    tachy_options opt;        /* fixed at creation (server/options.h clamps it) */
+    tachy_tls_config *tls;    /* HTTPS when set (before start; one reference held, tls/) */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;      /* state, connection and thread counts changed (monotonic) */
+    atomic_int refs;          /* 1 for the user + 1 per live pool thread */
+    atomic_int state;         /* TACHY__SRV_* */
+    int fd;                   /* listening socket or -1 */
+    struct sockaddr_storage addr;
+    socklen_t addr_len;
+    int bound;
+    tachy_context **contexts;
+    size_t ncontexts, contexts_cap;
+    /* The running server (pool/): created by tachy_server_start. pool/ sits above this
+     * folder, so the server reaches it only through these two hooks, which pool/ fills in. */
+    struct tachy__pool *pool;
+    /* The calling pool thread is about to be busy for a long time (a deferred exchange,
+     * an upgraded connection, a body read that blocks): bring in another thread now. */
+    void (*pool_blocking)(tachy_server *srv);
+    /* Frees the pool (the last reference to the server is going away). */
+    void (*pool_free)(tachy_server *srv);
+    /* tachy_stats counters */
+    atomic_uint_fast64_t st_connections, st_requests, st_reads, st_writes;
+};
+
+/* The calling pool thread is about to be busy for long (a deferred exchange, an upgraded
+ * connection): pool/ brings in another thread now rather than at the watchdog's tick. */
+static inline void tachy__server_blocking(tachy_server *srv) {
+    if (srv->pool_blocking)
+        srv->pool_blocking(srv);
+}
+
+/* ---- server.c ------------------------------------------------------------------------ */
+
+/* Drops one reference; the last one frees contexts, the TLS configuration, the pool and
+ * the struct. Any thread. */
+void tachy__server_release(tachy_server *srv);
+
+/* Emits a log line through the server's options (printf-style). */
+void tachy__log(const tachy_server *srv, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+
+/* ---- context.c ------------------------------------------------------------------------ */
+
+/* Drops one reference to a context (the server's list holds one, each exchange one). */
+void tachy__context_release(tachy_context *ctx);
+/* The context serving path (the JDK's longest-prefix rule), or NULL. srv->lock held. */
+tachy_context *tachy__server_find_context_locked(tachy_server *srv, const char *path);
+
+/* ---- filter.c, auth.c --------------------------------------------------------------- */
+
+void tachy__filter_ref(tachy_filter *f);
+void tachy__authenticator_ref(tachy_authenticator *a);
+
+/* Runs the chain filters[i..n) then handler on ex. Returns the first failure (< 0). */
+int tachy__chain_run(tachy_filter *const *filters, size_t n, tachy_handler_fn handler,
+                     void *handler_user, tachy_exchange *ex);
+
+/* Decodes "Basic <b64>" credentials: on success *user and *pass are malloc'ed UTF-8
+ * strings (caller frees) and 0 is returned; -1 for a malformed value (bad base64, no
+ * colon, other scheme checked by the caller). utf8 = 0 decodes ISO-8859-1. */
+int tachy__basic_decode(const char *b64, size_t len, int utf8, char **user, char **pass);
+
+#endif

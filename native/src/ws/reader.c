@@ -1,0 +1,620 @@
+/*
+ * ws/reader.c - tachy_ws_serve: the handshake (RFC 6455 4.2, RFC 7692 negotiation), then the
+ * read loop on the connection's thread: frames, fragmented messages, UTF-8 checks, the
+ * inflater, the close handshake, limits, ping and idle timers, and every callback.
+ *
+ * The read side (buffers, message state, inflater) belongs to the connection thread
+ * alone; sends from the callbacks go through ws.c like any other sender's.
+ */
+#include "ws/ws.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define READ_MAX (256 * 1024) /* most room reserved ahead of a frame's arriving bytes */
+#define READ_STEP 4096        /* minimum read size */
+#define MAX_HDR_VALUES 16     /* Sec-WebSocket-Extensions / -Protocol header lines read */
+#define MIN_SLICE_MS 250      /* shortest periodic wake-up of an idle reader (see below) */
+
+/* ======================================================================================
+ * The read loop (connection thread).
+ * ====================================================================================== */
+
+typedef struct reader {
+    tachy_ws *ws;
+    tachy__buf in; /* received bytes; frames parsed from in.bytes[start, in.len) */
+    size_t start;
+    /* message being received */
+    int msg_active;
+    int msg_type;
+    int msg_compressed;
+    uint64_t msg_size; /* (inflated) bytes so far */
+    tachy__utf8 utf8;
+    tachy__buf msg; /* assembled message / inflated piece */
+    tachy__inflater *inflater;
+    /* connection state */
+    int closing;          /* we sent a close: waiting for the peer's */
+    int discard;          /* after a protocol failure: bytes are just drained */
+    uint64_t skip;        /* closing: payload bytes of a big frame still to drop */
+    size_t pre_done;      /* text payload bytes of the incomplete current frame that */
+    tachy__utf8 pre_utf8; /* are already unmasked and validated (fail fast), and the */
+                          /* UTF-8 state after them */
+    int done;
+    int close_received;
+    int peer_code;
+    char peer_reason[124];
+    size_t peer_reason_len;
+    int close_called;
+    int error_reported;
+    long long last_rx;
+    long long ping_sent_at; /* 0 = no ping outstanding */
+} reader;
+
+static void report_error(reader *r, int err, int code, const char *what) {
+    tachy_ws *ws = r->ws;
+    if (r->error_reported)
+        return;
+    r->error_reported = 1;
+    if (ws->opt.cb.on_error)
+        ws->opt.cb.on_error(ws, err, code, what, tachy_ws_user(ws));
+}
+
+/* Fails the connection (RFC 6455 7.1.7): close frame with code, then drain. */
+static void fail(reader *r, int err, int code, const char *what) {
+    tachy_ws *ws = r->ws;
+    report_error(r, err, code, what);
+    pthread_mutex_lock(&ws->lock);
+    if (!ws->dead && !ws->close_sent)
+        tachy__ws_send_close_locked(ws, code, what, strlen(what));
+    pthread_mutex_unlock(&ws->lock);
+    r->closing = 1;
+    r->msg_active = 0;
+}
+
+static void call_close(reader *r, int code, const char *reason, size_t len) {
+    tachy_ws *ws = r->ws;
+    if (r->close_called)
+        return;
+    r->close_called = 1;
+    if (ws->opt.cb.on_close)
+        ws->opt.cb.on_close(ws, code, reason, len, tachy_ws_user(ws));
+}
+
+static void deliver(reader *r, const void *p, size_t n, int last) {
+    tachy_ws *ws = r->ws;
+    if (ws->opt.cb.on_message)
+        ws->opt.cb.on_message(ws, r->msg_type, n ? p : "", n, last, tachy_ws_user(ws));
+}
+
+static void handle_data(reader *r, const tachy__ws_frame *f, const uint8_t *payload) {
+    tachy_ws *ws = r->ws;
+    size_t plen = (size_t)f->payload_len;
+    if (f->opcode == TACHY__WS_OP_CONT) {
+        if (!r->msg_active) {
+            fail(r, TACHY_EPROTO, 1002, "continuation frame without a message");
+            return;
+        }
+    } else {
+        if (r->msg_active) {
+            fail(r, TACHY_EPROTO, 1002, "new message inside a fragmented one");
+            return;
+        }
+        r->msg_active = 1;
+        r->msg_type = f->opcode;
+        r->msg_compressed = f->rsv1;
+        r->msg_size = 0;
+        r->msg.len = 0;
+        tachy__utf8_init(&r->utf8);
+    }
+    int fin = f->fin;
+    const uint8_t *chunk = payload;
+    size_t clen = plen;
+    size_t limit = ws->opt.max_message_size;
+
+    if (r->msg_compressed) {
+        if (!r->inflater &&
+            tachy__inflater_create(&r->inflater, ws->pmd.client_no_context_takeover) < 0) {
+            fail(r, TACHY_ENOMEM, 1011, "out of memory");
+            return;
+        }
+        size_t before;
+        if (ws->opt.deliver_fragments) {
+            r->msg.len = 0;
+            before = 0;
+            limit = (size_t)(ws->opt.max_message_size - r->msg_size);
+        } else {
+            before = r->msg.len;
+        }
+        int rc = tachy__inflater_feed(r->inflater, payload, plen, fin, &r->msg, limit);
+        if (rc == TACHY_ETOOBIG) {
+            fail(r, rc, 1009, "message too big");
+            return;
+        }
+        if (rc < 0) {
+            fail(r, rc, rc == TACHY_ENOMEM ? 1011 : 1007, "bad compressed data");
+            return;
+        }
+        chunk = r->msg.bytes + before;
+        clen = r->msg.len - before;
+    } else if (plen > ws->opt.max_message_size - r->msg_size) {
+        fail(r, TACHY_ETOOBIG, 1009, "message too big");
+        return;
+    }
+    r->msg_size += clen;
+
+    size_t checked = 0; /* bytes validated while the frame was still arriving */
+    if (r->pre_done && !r->msg_compressed) {
+        r->utf8 = r->pre_utf8;
+        checked = r->pre_done;
+    }
+    if (r->msg_type == TACHY_WS_TEXT &&
+        (tachy__utf8_feed(&r->utf8, chunk + checked, clen - checked) < 0 ||
+         (fin && !tachy__utf8_complete(&r->utf8)))) {
+        fail(r, TACHY_EPROTO, 1007, "invalid UTF-8 in text message");
+        return;
+    }
+
+    if (ws->opt.deliver_fragments) {
+        deliver(r, chunk, clen, fin);
+    } else if (r->msg_compressed) {
+        if (fin)
+            deliver(r, r->msg.bytes, r->msg.len, 1);
+    } else if (fin && r->msg.len == 0) {
+        deliver(r, chunk, clen, 1); /* single-frame message: straight from the read buffer */
+    } else {
+        if (tachy__buf_append(&r->msg, chunk, clen) < 0) {
+            fail(r, TACHY_ENOMEM, 1011, "out of memory");
+            return;
+        }
+        if (fin)
+            deliver(r, r->msg.bytes, r->msg.len, 1);
+    }
+    if (fin) {
+        r->msg_active = 0;
+        r->msg.len = 0;
+        if (r->msg.cap > TACHY__WS_KEEP_BUF)
+            tachy__buf_free(&r->msg);
+    }
+}
+
+static void handle_close(reader *r, const uint8_t *payload, size_t plen) {
+    tachy_ws *ws = r->ws;
+    int code;
+    const char *reason;
+    size_t rlen;
+    int bad = tachy__ws_close_parse(payload, plen, &code, &reason, &rlen);
+    if (bad) {
+        if (r->closing) { /* already closing: just end */
+            r->done = 1;
+            return;
+        }
+        fail(r, TACHY_EPROTO, bad, bad == 1007 ? "close reason not UTF-8" : "bad close code");
+        r->done = 1; /* the peer will not answer its own close: end now */
+        return;
+    }
+    r->close_received = 1;
+    r->peer_code = code;
+    r->peer_reason_len = rlen < sizeof r->peer_reason ? rlen : sizeof r->peer_reason - 1;
+    memcpy(r->peer_reason, reason, r->peer_reason_len);
+    r->peer_reason[r->peer_reason_len] = '\0';
+    /* on_close first: the application may answer with its own code (tachy_ws_close). */
+    call_close(r, code, r->peer_reason, r->peer_reason_len);
+    pthread_mutex_lock(&ws->lock);
+    if (!ws->dead && !ws->close_sent) /* echo the peer's code (RFC 6455 5.5.1) */
+        tachy__ws_send_close_locked(ws, code == TACHY_WS_CLOSE_NO_STATUS ? 0 : code, NULL, 0);
+    pthread_mutex_unlock(&ws->lock);
+    r->done = 1; /* the server closes the TCP connection first (RFC 6455 7.1.1) */
+}
+
+static void handle_frame(reader *r, const tachy__ws_frame *f, uint8_t *payload) {
+    tachy_ws *ws = r->ws;
+    size_t plen = (size_t)f->payload_len;
+    if (f->masked) /* the first pre_done bytes were unmasked while arriving */
+        tachy__ws_mask(payload + r->pre_done, plen - r->pre_done, f->mask, r->pre_done);
+    switch (f->opcode) {
+    case TACHY__WS_OP_CLOSE: handle_close(r, payload, plen); return;
+    case TACHY__WS_OP_PING:
+        if (r->closing)
+            return;
+        if (ws->opt.auto_pong)
+            tachy_ws_pong(ws, payload, plen);
+        if (ws->opt.cb.on_ping)
+            ws->opt.cb.on_ping(ws, plen ? payload : (const uint8_t *)"", plen, tachy_ws_user(ws));
+        return;
+    case TACHY__WS_OP_PONG:
+        r->ping_sent_at = 0;
+        if (!r->closing && ws->opt.cb.on_pong)
+            ws->opt.cb.on_pong(ws, plen ? payload : (const uint8_t *)"", plen, tachy_ws_user(ws));
+        return;
+    default:
+        if (r->closing) /* after our close: data is discarded (RFC 6455 1.4) */
+            return;
+        handle_data(r, f, payload);
+    }
+}
+
+/*
+ * Fail fast on text (RFC 6455 8.1): while an uncompressed text frame is still arriving,
+ * unmask and validate what is there, so invalid UTF-8 is refused before the rest of a big
+ * frame arrives. handle_frame/handle_data then skip the pre_done bytes.
+ */
+static void prevalidate(reader *r, const tachy__ws_frame *f, size_t avail) {
+    int text = !f->rsv1 && ((f->opcode == TACHY__WS_OP_TEXT && !r->msg_active) ||
+                            (f->opcode == TACHY__WS_OP_CONT && r->msg_active &&
+                             r->msg_type == TACHY_WS_TEXT && !r->msg_compressed));
+    size_t have = avail - f->header_len; /* < payload_len: the frame is incomplete */
+    if (!text || !f->masked || have <= r->pre_done)
+        return;
+    if (r->pre_done == 0) {
+        if (f->opcode == TACHY__WS_OP_TEXT)
+            tachy__utf8_init(&r->pre_utf8);
+        else
+            r->pre_utf8 = r->utf8;
+    }
+    uint8_t *p = r->in.bytes + r->start + f->header_len;
+    tachy__ws_mask(p + r->pre_done, have - r->pre_done, f->mask, r->pre_done);
+    if (tachy__utf8_feed(&r->pre_utf8, p + r->pre_done, have - r->pre_done) < 0) {
+        r->pre_done = 0;
+        fail(r, TACHY_EPROTO, 1007, "invalid UTF-8 in text message");
+        return;
+    }
+    r->pre_done = have;
+}
+
+/*
+ * Timers: close wait, ping, idle. Returns the read timeout to use (-1 = none).
+ * A close sent by another thread cannot wake the reader blocked in read, so while close
+ * timeouts are on, the reader looks at the close state every max(close_timeout_ms, 250) ms:
+ * a peer that never answers such a close is cut off within about twice close_timeout_ms,
+ * and an idle socket costs one wake-up per period, not one per second.
+ */
+static int check_timers(reader *r) {
+    tachy_ws *ws = r->ws;
+    long long now = tachy__now_ms();
+    long long next = LLONG_MAX;
+    if (ws->opt.close_timeout_ms >= 0)
+        next = now +
+               (ws->opt.close_timeout_ms > MIN_SLICE_MS ? ws->opt.close_timeout_ms : MIN_SLICE_MS);
+    if (!r->closing) {
+        pthread_mutex_lock(&ws->lock);
+        int cs = ws->close_sent;
+        pthread_mutex_unlock(&ws->lock);
+        if (cs)
+            r->closing = 1; /* another thread called tachy_ws_close */
+    }
+    if (r->closing) {
+        pthread_mutex_lock(&ws->lock);
+        long long at = ws->close_sent_at;
+        pthread_mutex_unlock(&ws->lock);
+        long long end = ws->opt.close_timeout_ms < 0 ? -1 : at + ws->opt.close_timeout_ms;
+        if (end >= 0 && now >= end) {
+            r->done = 1;
+            return 0;
+        }
+        if (end >= 0 && end < next)
+            next = end;
+        return next == LLONG_MAX ? -1 : (int)TACHY__MIN(next - now, 0x7fffffffLL);
+    }
+    if (ws->opt.idle_timeout_ms >= 0) {
+        long long end = r->last_rx + ws->opt.idle_timeout_ms;
+        if (now >= end) {
+            tachy_ws_close(ws, TACHY_WS_CLOSE_GOING_AWAY, "idle timeout");
+            r->closing = 1;
+            return 0;
+        }
+        if (end < next)
+            next = end;
+    }
+    if (ws->opt.ping_interval_ms > 0) {
+        if (r->ping_sent_at) {
+            long long end = r->ping_sent_at +
+                            (ws->opt.ping_timeout_ms < 0 ? 0x7fffffffLL : ws->opt.ping_timeout_ms);
+            if (now >= end) {
+                report_error(r, TACHY_ETIMEDOUT, 0, "no pong within the ping timeout");
+                tachy_ws_abort(ws);
+                r->done = 1;
+                return 0;
+            }
+            if (end < next)
+                next = end;
+        } else {
+            long long due = r->last_rx + ws->opt.ping_interval_ms;
+            if (now >= due) {
+                uint8_t stamp[8];
+                for (int i = 0; i < 8; i++)
+                    stamp[i] = (uint8_t)((unsigned long long)now >> (56 - 8 * i));
+                tachy_ws_ping(ws, stamp, sizeof stamp);
+                r->ping_sent_at = now;
+                due = now + (ws->opt.ping_timeout_ms < 0 ? MIN_SLICE_MS : ws->opt.ping_timeout_ms);
+            }
+            if (due < next)
+                next = due;
+        }
+    }
+    if (next == LLONG_MAX)
+        return -1;
+    return next > now ? (int)TACHY__MIN(next - now, 0x7fffffffLL) : 0;
+}
+
+static void run(reader *r) {
+    tachy_ws *ws = r->ws;
+    tachy__ws_parse_rules rules = {1, ws->pmd.enabled, ws->opt.max_frame_size, 0};
+    tachy__ws_parse_rules lenient = {0, 1, 0, 1};
+    r->last_rx = tachy__now_ms();
+    /* Every pass consumes a frame, reads from the socket (bounded by timeouts), or ends. */
+    while (!r->done) {
+        size_t avail = r->in.len - r->start;
+        tachy__ws_frame f = {0};
+        ssize_t n = 0;
+        if (!r->discard && avail > 0)
+            n = tachy__ws_frame_parse(r->in.bytes + r->start, avail, r->closing ? &lenient : &rules,
+                                      &f);
+        if (n < 0) {
+            if (r->closing)
+                r->discard = 1; /* even the frame boundaries are lost: only wait for EOF */
+            else                /* then skip frames leniently, looking for the peer's close */
+                fail(r, f.close_code == 1009 ? TACHY_ETOOBIG : TACHY_EPROTO, f.close_code, f.error);
+            continue;
+        }
+        if (n > 0) {
+            handle_frame(r, &f, r->in.bytes + r->start + f.header_len);
+            r->pre_done = 0;
+            r->start += (size_t)n;
+            if (r->start == r->in.len) {
+                r->start = r->in.len = 0;
+                if (r->in.cap > TACHY__WS_KEEP_BUF)
+                    tachy__buf_free(&r->in);
+            }
+            continue;
+        }
+        /* Need more bytes. */
+        if (f.header_len && !r->closing && !r->discard)
+            prevalidate(r, &f, avail);
+        if (r->discard) {
+            r->start = r->in.len = 0;
+        } else if (r->closing && f.header_len && f.payload_len > TACHY__WS_KEEP_BUF) {
+            /* A big frame after our close: drop its bytes as they come, keeping the
+             * frame boundaries to find the peer's close. */
+            r->skip = f.header_len + f.payload_len - avail;
+            r->start = r->in.len = avail = 0;
+            memset(&f, 0, sizeof f);
+        }
+        /* Room for the rest of the frame, but grown as its bytes arrive (at most
+         * READ_MAX ahead), so announcing a big frame does not reserve memory by itself. */
+        size_t need = READ_STEP;
+        if (f.header_len && !r->discard) {
+            uint64_t rest = f.header_len + f.payload_len - avail;
+            if (rest > need)
+                need = rest > READ_MAX ? READ_MAX : (size_t)rest;
+        }
+        if (r->start > 0) { /* move the partial frame to the front */
+            memmove(r->in.bytes, r->in.bytes + r->start, avail);
+            r->in.len = avail;
+            r->start = 0;
+        }
+        if (tachy__buf_reserve(&r->in, need) < 0) {
+            fail(r, TACHY_ENOMEM, 1011, "out of memory");
+            break;
+        }
+        int timeout = check_timers(r);
+        if (r->done)
+            break;
+        pthread_mutex_lock(&ws->lock);
+        tachy_stream *s = ws->dead ? NULL : ws->stream;
+        pthread_mutex_unlock(&ws->lock);
+        if (!s)
+            break;
+        ssize_t got = tachy_stream_read(s, r->in.bytes + r->in.len, r->in.cap - r->in.len, timeout);
+        if (got > 0) {
+            r->last_rx = tachy__now_ms();
+            if (r->skip) {
+                size_t k = (uint64_t)got < r->skip ? (size_t)got : (size_t)r->skip;
+                memmove(r->in.bytes + r->in.len, r->in.bytes + r->in.len + k, (size_t)got - k);
+                got -= (ssize_t)k;
+                r->skip -= k;
+            }
+            r->in.len += (size_t)got;
+        } else if (got == TACHY_ETIMEDOUT) {
+            continue; /* timers run at the top of the next wait */
+        } else {
+            pthread_mutex_lock(&ws->lock);
+            int aborted = ws->aborted, send_err = ws->send_err;
+            pthread_mutex_unlock(&ws->lock);
+            if (send_err) /* a sender failed and shut the socket down */
+                report_error(r, send_err, 0, "send failed");
+            else if (got < 0 && !r->closing && !aborted)
+                report_error(r, (int)got, 0, "connection error");
+            break; /* EOF, shut down, or I/O error */
+        }
+    }
+}
+
+/* ======================================================================================
+ * tachy_ws_serve: handshake, then the loop.
+ * ====================================================================================== */
+
+static int refuse(tachy_exchange *ex, int status, const char *why) {
+    tachy_headers *rh = tachy_exchange_response_headers(ex);
+    if (status == 405)
+        tachy_headers_set(rh, "Allow", "GET");
+    if (status == 426) {
+        tachy_headers_set(rh, "Sec-WebSocket-Version", "13");
+        tachy_headers_set(rh, "Upgrade", "websocket");
+    }
+    tachy_headers_set(rh, "Content-Type", "text/plain; charset=utf-8");
+    size_t len = strlen(why);
+    int rc = tachy_exchange_send_response_headers(ex, status, (int64_t)len);
+    if (rc == 0)
+        tachy_exchange_write(ex, why, len);
+    tachy_exchange_close(ex);
+    return TACHY_EPROTO;
+}
+
+/* "HTTP/x.y" with x.y >= 1.1. */
+static int http11_or_later(const char *proto) {
+    int major, minor;
+    if (!proto || sscanf(proto, "HTTP/%d.%d", &major, &minor) != 2)
+        return 0;
+    return major > 1 || (major == 1 && minor >= 1);
+}
+
+static int any_value_has(const tachy_headers *h, const char *name, const char *token) {
+    const char *vals[MAX_HDR_VALUES];
+    size_t n = tachy_headers_values(h, name, vals, MAX_HDR_VALUES);
+    if (n > MAX_HDR_VALUES)
+        n = MAX_HDR_VALUES;
+    for (size_t i = 0; i < n; i++)
+        if (tachy__ws_has_token(vals[i], token))
+            return 1;
+    return 0;
+}
+
+static char *dup_str(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
+    if (!ex)
+        return TACHY_EINVAL;
+    tachy_ws_options defaults;
+    if (!opt) {
+        tachy_ws_options_init(&defaults);
+        opt = &defaults;
+    }
+    if (tachy_exchange_response_code(ex) != -1)
+        return TACHY_EHDRSENT;
+
+    /* RFC 6455 4.2.1 */
+    const char *method = tachy_exchange_request_method(ex);
+    if (!method || strcmp(method, "GET") != 0)
+        return refuse(ex, 405, "WebSocket upgrade requires GET\n");
+    if (!http11_or_later(tachy_exchange_protocol(ex)))
+        return refuse(ex, 400, "WebSocket upgrade requires HTTP/1.1\n");
+    tachy_headers *h = tachy_exchange_request_headers(ex);
+    if (!tachy_headers_first(h, "Host"))
+        return refuse(ex, 400, "Missing Host header\n");
+    if (!any_value_has(h, "Upgrade", "websocket"))
+        return refuse(ex, 400, "Missing Upgrade: websocket\n");
+    if (!any_value_has(h, "Connection", "upgrade"))
+        return refuse(ex, 400, "Missing Connection: Upgrade\n");
+    const char *vals[MAX_HDR_VALUES];
+    size_t nv = tachy_headers_values(h, "Sec-WebSocket-Version", vals, MAX_HDR_VALUES);
+    if (nv != 1 || strcmp(vals[0], "13") != 0)
+        return refuse(ex, 426, "Unsupported WebSocket version: 13 is required\n");
+    nv = tachy_headers_values(h, "Sec-WebSocket-Key", vals, MAX_HDR_VALUES);
+    unsigned char raw[20];
+    if (nv != 1 || strlen(vals[0]) != 24 || tachy__base64_decode(vals[0], 24, raw) != 16)
+        return refuse(ex, 400, "Bad Sec-WebSocket-Key\n");
+    char accept[29];
+    tachy__ws_accept_key(vals[0], 24, accept);
+
+    /* 64-byte aligned: the broadcast fields share the first cache lines (see the struct) */
+    tachy_ws *ws = aligned_alloc(64, (sizeof *ws + 63) / 64 * 64);
+    if (!ws)
+        return TACHY_ENOMEM;
+    memset(ws, 0, sizeof *ws);
+    ws->fd = -1;
+    pthread_mutex_init(&ws->lock, NULL);
+    tachy__cond_init(&ws->cond);
+    ws->refs = 1;
+    ws->opt = *opt;
+    ws->ex = ex;
+    ws->user = opt->user;
+    if (ws->opt.deflate_mem_level < 1 || ws->opt.deflate_mem_level > 9)
+        ws->opt.deflate_mem_level = 8;
+    if (ws->opt.deflate_level < 0 || ws->opt.deflate_level > 9)
+        ws->opt.deflate_level = 1;
+    if (ws->opt.max_message_size == 0)
+        ws->opt.max_message_size = SIZE_MAX;
+
+    tachy_headers *rh = tachy_exchange_response_headers(ex);
+    int rc = 0;
+    nv = tachy_headers_values(h, "Sec-WebSocket-Protocol", vals, MAX_HDR_VALUES);
+    int sel = tachy__ws_select_subprotocol(vals, nv < MAX_HDR_VALUES ? nv : MAX_HDR_VALUES,
+                                           opt->subprotocols, opt->num_subprotocols);
+    if (sel >= 0) {
+        ws->subprotocol = dup_str(opt->subprotocols[sel]);
+        if (!ws->subprotocol)
+            rc = TACHY_ENOMEM;
+        else
+            rc = tachy_headers_set(rh, "Sec-WebSocket-Protocol", ws->subprotocol);
+    }
+    tachy__ws_pmd cfg = {opt->deflate, opt->server_no_context_takeover,
+                         opt->client_no_context_takeover, opt->server_max_window_bits, 15};
+    char ext[160];
+    nv = tachy_headers_values(h, "Sec-WebSocket-Extensions", vals, MAX_HDR_VALUES);
+    if (rc == 0 && tachy__ws_pmd_negotiate(vals, nv < MAX_HDR_VALUES ? nv : MAX_HDR_VALUES, &cfg,
+                                           &ws->pmd, ext, sizeof ext)) {
+        ws->extensions = dup_str(ext);
+        if (!ws->extensions)
+            rc = TACHY_ENOMEM;
+        else
+            rc = tachy_headers_set(rh, "Sec-WebSocket-Extensions", ext);
+    }
+    if (rc == 0)
+        rc = tachy_headers_set(rh, "Upgrade", "websocket");
+    if (rc == 0)
+        rc = tachy_headers_set(rh, "Connection", "Upgrade");
+    if (rc == 0)
+        rc = tachy_headers_set(rh, "Sec-WebSocket-Accept", accept);
+    if (rc == 0)
+        rc = tachy_exchange_send_response_headers(ex, 101, -1);
+    tachy_stream *stream = NULL;
+    if (rc == 0)
+        rc = tachy_exchange_upgrade(ex, &stream);
+    if (rc < 0) {
+        tachy_ws_release(ws);
+        return rc;
+    }
+    /* The broadcast's fast path writes the socket itself. A TLS stream must go through
+     * tachy_stream_write (it encrypts), so it gets no descriptor here: -1 sends its
+     * broadcasts through the stream with the blocking rules. */
+    ws->fd = tachy_exchange_is_secure(ex) ? -1 : tachy_stream_fd(stream);
+    ws->stream = stream; /* no other thread has the handle before on_open */
+
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.ws = ws;
+    if (ws->opt.cb.on_open)
+        ws->opt.cb.on_open(ws, tachy_ws_user(ws));
+    run(&r);
+
+    pthread_mutex_lock(&ws->lock);
+    int send_err = ws->send_err;
+    pthread_mutex_unlock(&ws->lock);
+    if (send_err && !r.close_received)
+        report_error(&r, send_err, 0, "send failed");
+    if (r.close_received)
+        call_close(&r, r.peer_code, r.peer_reason, r.peer_reason_len);
+    else
+        call_close(&r, TACHY_WS_CLOSE_ABNORMAL, "", 0);
+
+    /* The stream dies with the handler: make every later send fail without touching it. */
+    pthread_mutex_lock(&ws->lock);
+    ws->dead = 1;
+    ws->stream = NULL;
+    ws->frag_active = 0;
+    pthread_cond_broadcast(&ws->cond);
+    pthread_mutex_unlock(&ws->lock);
+
+    tachy__inflater_destroy(r.inflater);
+    tachy__buf_free(&r.in);
+    tachy__buf_free(&r.msg);
+    tachy_ws_release(ws);
+    /* The exchange is over: close it, so that a front end that would otherwise wait for
+     * the close (the JNI bridge defers unclosed exchanges, as the JDK does) lets the core
+     * close the connection. Its getters stay valid until the handler returns. */
+    tachy_exchange_close(ex);
+    return 0;
+}
+
