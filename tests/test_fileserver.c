@@ -38,6 +38,8 @@
 
 #include <cmocka.h>
 
+#include "tsupport.h"
+
 #define BIG_SIZE (3 * 1024 * 1024)
 #define IO_TIMEOUT_S 20
 
@@ -300,28 +302,6 @@ struct response {
     size_t body_len;
 };
 
-static int connect_to(int port) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    assert_true(fd >= 0);
-    struct timeval tv = {IO_TIMEOUT_S, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-    return fd;
-}
-
-static void send_all(int fd, const char *s) {
-    size_t len = strlen(s);
-    while (len > 0) {
-        ssize_t n = send(fd, s, len, MSG_NOSIGNAL);
-        assert_true(n > 0);
-        s += n;
-        len -= (size_t)n;
-    }
-}
-
 /* Bytes received but not yet consumed, per connection (one at a time is enough here). */
 struct conn {
     int fd;
@@ -352,31 +332,6 @@ static void body_add(struct response *r, const char *p, size_t n) {
     r->body[r->body_len] = '\0';
 }
 
-/* The value of header name in r->head (case-insensitive), copied into out; NULL if absent. */
-static const char *header(const struct response *r, const char *name, char *out, size_t cap) {
-    size_t nl = strlen(name);
-    const char *line = strstr(r->head, "\r\n");
-    while (line && line[2] != '\r' && line[2] != '\0') {
-        line += 2;
-        const char *eol = strstr(line, "\r\n");
-        if (!eol)
-            break;
-        if ((size_t)(eol - line) > nl && strncasecmp(line, name, nl) == 0 && line[nl] == ':') {
-            const char *v = line + nl + 1;
-            while (*v == ' ')
-                v++;
-            size_t vl = (size_t)(eol - v);
-            if (vl >= cap)
-                vl = cap - 1;
-            memcpy(out, v, vl);
-            out[vl] = '\0';
-            return out;
-        }
-        line = eol;
-    }
-    return NULL;
-}
-
 /* Reads one response; head_request: the body is empty whatever the headers say. */
 static void read_response(struct conn *c, int head_request, struct response *r) {
     memset(r, 0, sizeof *r);
@@ -399,7 +354,7 @@ static void read_response(struct conn *c, int head_request, struct response *r) 
     char v[64];
     if (head_request || r->status == 204 || r->status == 304 || r->status < 200)
         return;
-    if (header(r, "Content-length", v, sizeof v)) {
+    if (ts_head_value((r)->head, "Content-length", v, sizeof v)) {
         size_t want = strtoull(v, NULL, 10);
         while (r->body_len < want) {
             if (c->off == c->len)
@@ -410,7 +365,7 @@ static void read_response(struct conn *c, int head_request, struct response *r) 
             body_add(r, c->buf + c->off, n);
             c->off += n;
         }
-    } else if (header(r, "Transfer-encoding", v, sizeof v)) {
+    } else if (ts_head_value((r)->head, "Transfer-encoding", v, sizeof v)) {
         assert_string_equal(v, "chunked");
         for (;;) {
             while (!memmem(c->buf + c->off, c->len - c->off, "\r\n", 2))
@@ -446,12 +401,12 @@ static void read_response(struct conn *c, int head_request, struct response *r) 
 static void request(const char *method, const char *target, struct response *r) {
     struct conn *c = calloc(1, sizeof *c);
     assert_non_null(c);
-    c->fd = connect_to(main_srv.port);
+    c->fd = ts_connect_timeout(main_srv.port, IO_TIMEOUT_S);
     char req[4096];
     snprintf(req, sizeof req,
              "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUser-Agent: test_fileserver\r\n\r\n", method,
              target, main_srv.port);
-    send_all(c->fd, req);
+    ts_send(c->fd, req, -1);
     read_response(c, strcmp(method, "HEAD") == 0, r);
     close(c->fd);
     free(c);
@@ -464,7 +419,7 @@ static void response_free(struct response *r) {
 
 static void assert_header(const struct response *r, const char *name, const char *want) {
     char v[1024];
-    if (!header(r, name, v, sizeof v)) {
+    if (!ts_head_value((r)->head, name, v, sizeof v)) {
         fprintf(stderr, "missing %s in:\n%s", name, r->head);
         fail();
     }
@@ -473,13 +428,13 @@ static void assert_header(const struct response *r, const char *name, const char
 
 static void assert_no_header(const struct response *r, const char *name) {
     char v[1024];
-    assert_null(header(r, name, v, sizeof v));
+    assert_null(ts_head_value((r)->head, name, v, sizeof v));
 }
 
 /* Checks a fixed-length body's Content-length against what arrived. */
 static void assert_length_matches(const struct response *r) {
     char v[64];
-    assert_non_null(header(r, "Content-length", v, sizeof v));
+    assert_non_null(ts_head_value((r)->head, "Content-length", v, sizeof v));
     assert_int_equal(strtoull(v, NULL, 10), r->body_len);
 }
 
@@ -546,7 +501,7 @@ static void test_listing(void **state) {
     assert_header(&r, "Content-type", "text/html; charset=UTF-8");
     assert_length_matches(&r);
     char v[128];
-    assert_non_null(header(&r, "Last-modified", v, sizeof v));
+    assert_true(ts_head_value(r.head, "Last-modified", v, sizeof v));
     const char *b = r.body;
     assert_int_equal(strncmp(b,
                              "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\"/>\n"
@@ -657,7 +612,7 @@ static void test_last_modified(void **state) {
     /* Java's RFC_1123_DATE_TIME: the day of the month is not zero-padded. */
     assert_header(&r, "Last-modified", "Fri, 3 Jan 2020 04:05:06 GMT");
     char v[128];
-    assert_non_null(header(&r, "Date", v, sizeof v));
+    assert_true(ts_head_value(r.head, "Date", v, sizeof v));
     response_free(&r);
 }
 
@@ -710,16 +665,16 @@ static void test_head(void **state) {
      * the third response would not parse. */
     struct conn *c = calloc(1, sizeof *c);
     assert_non_null(c);
-    c->fd = connect_to(main_srv.port);
+    c->fd = ts_connect_timeout(main_srv.port, IO_TIMEOUT_S);
     struct response get, head, get2, dhead, nhead;
-    send_all(c->fd, "GET /hello.txt HTTP/1.1\r\nHost: x\r\n\r\n");
+    ts_send(c->fd, "GET /hello.txt HTTP/1.1\r\nHost: x\r\n\r\n", -1);
     read_response(c, 0, &get);
-    send_all(c->fd, "HEAD /hello.txt HTTP/1.1\r\nHost: x\r\n\r\n");
+    ts_send(c->fd, "HEAD /hello.txt HTTP/1.1\r\nHost: x\r\n\r\n", -1);
     read_response(c, 1, &head);
-    send_all(c->fd, "HEAD / HTTP/1.1\r\nHost: x\r\n\r\nHEAD /nope HTTP/1.1\r\nHost: x\r\n\r\n");
+    ts_send(c->fd, "HEAD / HTTP/1.1\r\nHost: x\r\n\r\nHEAD /nope HTTP/1.1\r\nHost: x\r\n\r\n", -1);
     read_response(c, 1, &dhead);
     read_response(c, 1, &nhead);
-    send_all(c->fd, "GET /sub/inner.txt HTTP/1.1\r\nHost: x\r\n\r\n");
+    ts_send(c->fd, "GET /sub/inner.txt HTTP/1.1\r\nHost: x\r\n\r\n", -1);
     read_response(c, 0, &get2);
 
     assert_int_equal(head.status, 200);
@@ -730,7 +685,7 @@ static void test_head(void **state) {
     assert_header(&dhead, "Content-type", "text/html; charset=UTF-8");
     assert_int_equal(nhead.status, 404);
     char v[64];
-    assert_non_null(header(&nhead, "Content-length", v, sizeof v));
+    assert_true(ts_head_value(nhead.head, "Content-length", v, sizeof v));
     assert_true(atoi(v) > 100); /* the length the 404 page would have */
     assert_int_equal(get2.status, 200);
     assert_string_equal(get2.body, "inner\n");
@@ -814,8 +769,8 @@ static void test_concurrent_downloads(void **state) {
     for (int i = 0; i < N; i++) {
         c[i] = calloc(1, sizeof *c[i]);
         assert_non_null(c[i]);
-        c[i]->fd = connect_to(main_srv.port);
-        send_all(c[i]->fd, "GET /big.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        c[i]->fd = ts_connect_timeout(main_srv.port, IO_TIMEOUT_S);
+        ts_send(c[i]->fd, "GET /big.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", -1);
     }
     for (int i = 0; i < N; i++) {
         struct response r;
@@ -868,12 +823,12 @@ static void test_sigint_with_open_connections(void **state) {
     (void)state;
     struct server s = {.pid = -1};
     assert_int_equal(start_server(&s, "none"), 0);
-    int idle = connect_to(s.port);
-    send_all(idle, "GET /hello.txt HTTP/1.1\r\nHost: x\r\n\r\n");
-    int busy = connect_to(s.port);
+    int idle = ts_connect_timeout(s.port, IO_TIMEOUT_S);
+    ts_send(idle, "GET /hello.txt HTTP/1.1\r\nHost: x\r\n\r\n", -1);
+    int busy = ts_connect_timeout(s.port, IO_TIMEOUT_S);
     int rcvbuf = 4096;
     setsockopt(busy, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-    send_all(busy, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+    ts_send(busy, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n", -1);
     char tmp[4096];
     assert_true(recv(busy, tmp, sizeof tmp, 0) > 0); /* the download has started */
     assert_true(recv(idle, tmp, sizeof tmp, 0) > 0);

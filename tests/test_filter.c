@@ -84,7 +84,7 @@ static void base64_round_trip_all_bytes(void **state) {
 static void base64_decode_refuses_malformed(void **state) {
     (void)state;
     static const char *const bad[] = {
-        "Zg", /* missing padding (see internal.h: output sized 3 * (len / 4)) */
+        "Zg", /* missing padding (see base/base.h: output sized 3 * (len / 4)) */
         "Zm8",      "Zg=",          "Z",       "Z===",      "====",
         "=",        "Zg==Zg==", /* nothing may follow padding */
         "Zm9v=",    "Zg=a",         "Zm9vYg=", "Zm9v Yg==", " Zm9v",

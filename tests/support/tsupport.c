@@ -50,7 +50,9 @@ static struct {
  * reset of a slot before the next owner's use (and keeps ThreadSanitizer informed). */
 static pthread_mutex_t rb_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int ts_connect(int port) {
+int ts_connect(int port) { return ts_connect_timeout(port, 5); }
+
+int ts_connect_timeout(int port, int seconds) {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         fail_msg("socket: %s", strerror(errno));
@@ -59,7 +61,7 @@ int ts_connect(int port) {
     sin.sin_family = AF_INET;
     sin.sin_port = htons((uint16_t)port);
     sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct timeval tv = {5, 0};
+    struct timeval tv = {seconds, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     int one = 1;
@@ -310,4 +312,51 @@ uint64_t ts_server_writes(tachy_server *srv) {
     tachy_stats st;
     tachy_server_stats(srv, &st);
     return st.writes;
+}
+
+int ts_recv_exact(int fd, void *p, size_t n) {
+    char *c = p;
+    while (n > 0) {
+        ssize_t r = recv(fd, c, n, 0);
+        if (r <= 0)
+            return -1;
+        c += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+int ts_read_head(int fd, char *buf, size_t cap) {
+    size_t n = 0;
+    while (n + 1 < cap) {
+        if (recv(fd, buf + n, 1, 0) != 1)
+            break;
+        n++;
+        if (n >= 4 && memcmp(buf + n - 4, "\r\n\r\n", 4) == 0)
+            break;
+    }
+    buf[n] = '\0';
+    int status = 0;
+    sscanf(buf, "HTTP/1.%*d %d", &status);
+    return status;
+}
+
+int ts_head_value(const char *head, const char *name, char *out, size_t cap) {
+    size_t nlen = strlen(name);
+    for (const char *p = strstr(head, "\r\n"); p && p[2]; p = strstr(p + 2, "\r\n")) {
+        const char *line = p + 2;
+        if (strncasecmp(line, name, nlen) == 0 && line[nlen] == ':') {
+            const char *v = line + nlen + 1;
+            while (*v == ' ')
+                v++;
+            const char *e = strstr(v, "\r\n");
+            size_t len = e ? (size_t)(e - v) : strlen(v);
+            if (len >= cap)
+                len = cap - 1;
+            memcpy(out, v, len);
+            out[len] = '\0';
+            return 1;
+        }
+    }
+    return 0;
 }

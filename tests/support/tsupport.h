@@ -22,6 +22,8 @@ void ts_stop(tachy_server *srv);
 
 /* Connects to 127.0.0.1:port with 5 s send/receive timeouts; fails the test on error. */
 int ts_connect(int port);
+/* The same with timeout_s-second send/receive timeouts. */
+int ts_connect_timeout(int port, int timeout_s);
 /* Sends all of s (len -1 = strlen). */
 void ts_send(int fd, const void *s, ssize_t len);
 
@@ -53,6 +55,16 @@ char *ts_read_raw(int fd, int timeout_ms, size_t *len, int *eof);
 int ts_wait_eof(int fd, int timeout_ms);
 /* Closes fd and forgets its buffered bytes. */
 void ts_close(int fd);
+
+/* Reads exactly n bytes (unbuffered: not mixed with ts_read_response on one fd); 0, or
+ * -1 on EOF/error/timeout. */
+int ts_recv_exact(int fd, void *p, size_t n);
+/* Reads a response head byte by byte into buf (NUL-terminated, up to the empty line, so
+ * nothing after it is consumed); returns the status code, 0 if none was read. */
+int ts_read_head(int fd, char *buf, size_t cap);
+/* Case-insensitive header lookup in a NUL-terminated response head; copies the value into
+ * out. 1 if found, else 0. */
+int ts_head_value(const char *head, const char *name, char *out, size_t cap);
 
 /* Monotonic milliseconds. */
 long ts_now_ms(void);

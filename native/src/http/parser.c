@@ -263,7 +263,7 @@ static int parse_request_line(const char *buf, size_t len, size_t start, size_t 
 }
 
 /*
- * Details of the contract in internal.h:
+ * Details of the contract in parser.h:
  * - lim may be NULL, and a zero field means its default (server/options.h).
  * - req->num_headers (capacity of req->headers) is a bound like lim->max_headers: more
  *   header lines than min(capacity, max_headers) is 431 "Too many request headers".

@@ -149,7 +149,7 @@ static int basic_decode(const char *b64, size_t len, int utf8, char **user, char
     return rc;
 }
 
-/* internal.h contract: 0 with malloc'ed UTF-8 *user / *pass, or -1 for anything else. */
+/* server.h contract: 0 with malloc'ed UTF-8 *user / *pass, or -1 for anything else. */
 int tachy__basic_decode(const char *b64, size_t len, int utf8, char **user, char **pass) {
     int rc;
     if (user == NULL || pass == NULL)
