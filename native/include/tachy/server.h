@@ -8,7 +8,8 @@
  * waits in the server's epoll set, and whichever pool thread is free serves its next
  * request. Pool threads are started on demand (a watchdog adds one when all are blocked)
  * and exit after thread_keepalive_ms without work. The thread hooks in tachy_options run on
- * every pool thread. One acceptor thread per server.
+ * every pool thread. There is no acceptor thread: the listening socket waits in the same
+ * epoll set, and the pool thread that sees it readable accepts.
  *
  * Lifetime: tachy_server_create*() -> [bind] -> create contexts -> start -> stop ->
  * destroy. Contexts may be created and removed at any time, from any thread.
@@ -103,7 +104,8 @@ TACHY_API int tachy_server_start(tachy_server *srv);
 /*
  * HttpServer.stop(delay): stops accepting at once, closes idle connections, lets active
  * exchanges finish for at most delay_seconds, then closes every connection. Returns when
- * every connection thread and the acceptor have exited. A second call is harmless and
+ * every pool thread and the watchdog have exited (a thread still inside a handler that
+ * ignores its closed connection is not waited for past the delay). A second call is harmless and
  * returns 0. delay_seconds < 0 gives TACHY_EINVAL. Any thread; called from one of this
  * server's handlers it does not wait for that handler (it cannot finish while it waits).
  */

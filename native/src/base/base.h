@@ -2,8 +2,8 @@
  * base/base.h - the core's foundations: byte buffers, the clock, the Date header, base64,
  * SHA-1 and UTF-8. Private to the core; never installed.
  *
- * Nothing here knows about HTTP, sockets or servers: every other folder may include this
- * header, and this header includes nothing of theirs. Internal non-static symbols are named
+ * Nothing here knows about HTTP or servers or calls a socket: every other folder may
+ * include this header, and this header includes nothing of theirs. Internal non-static symbols are named
  * tachy__<module>_<verb>.
  */
 #ifndef TACHY__SRC_BASE_BASE_H
@@ -97,6 +97,14 @@ void tachy__buf_free(tachy__buf *b);
 void tachy__date_now(char out[TACHY__DATE_LEN + 1]);
 /* Formats t (seconds since the epoch) into out; pure. */
 void tachy__date_format(int64_t t, char out[TACHY__DATE_LEN + 1]);
+
+/* ---- addr.c: socket addresses ------------------------------------------------------ */
+
+struct sockaddr_storage;
+/* The numeric host of ss into host (cap bytes, NUL-terminated; NULL/0 to skip) and its
+ * port into *port (NULL to skip). 0, or TACHY_EINVAL when the host does not fit. */
+int tachy__addr_format(const struct sockaddr_storage *ss, unsigned len, char *host, size_t cap,
+                       int *port);
 
 /* ---- clock.c: the one clock -------------------------------------------------------- */
 

@@ -511,18 +511,6 @@ TACHY_API int tachy_exchange_set_principal(tachy_exchange *ex, const char *user,
     return 0;
 }
 
-static int format_addr(const struct sockaddr_storage *ss, socklen_t len, char *host,
-                       size_t cap, int *port) {
-    const struct sockaddr *sa = (const struct sockaddr *)ss;
-    if (host && cap &&
-        getnameinfo(sa, len, host, (socklen_t)cap, NULL, 0, NI_NUMERICHOST) != 0)
-        return TACHY_EINVAL;
-    if (port)
-        *port = sa->sa_family == AF_INET6 ? ntohs(((const struct sockaddr_in6 *)sa)->sin6_port)
-                                          : ntohs(((const struct sockaddr_in *)sa)->sin_port);
-    return 0;
-}
-
 /* The local address, read from the socket the first time someone asks (most exchanges
  * never do; the accept path does not pay a getsockname for them). Owner thread. */
 static void local_known(tachy__conn *c) {
@@ -542,7 +530,7 @@ static int cached_addr(tachy__conn *c, int local, char *host, size_t cap, int *p
     char *h = local ? c->local_host : c->peer_host;
     int *p = local ? &c->local_port : &c->peer_port;
     if (!(c->addr_cached & bit)) {
-        int rc = format_addr(local ? &c->local : &c->peer, local ? c->local_len : c->peer_len,
+        int rc = tachy__addr_format(local ? &c->local : &c->peer, local ? c->local_len : c->peer_len,
                              h, sizeof c->peer_host, p);
         if (rc < 0)
             return rc;

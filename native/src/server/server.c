@@ -211,16 +211,7 @@ TACHY_API int tachy_server_address(const tachy_server *srv, char *host, size_t c
         return TACHY_EINVAL;
     if (!srv->bound)
         return TACHY_ENOTBOUND;
-    const struct sockaddr *sa = (const struct sockaddr *)&srv->addr;
-    if (host && cap) {
-        if (getnameinfo(sa, srv->addr_len, host, (socklen_t)cap, NULL, 0, NI_NUMERICHOST) != 0)
-            return TACHY_EINVAL;
-    }
-    if (port)
-        *port = sa->sa_family == AF_INET6
-                    ? ntohs(((const struct sockaddr_in6 *)sa)->sin6_port)
-                    : ntohs(((const struct sockaddr_in *)sa)->sin_port);
-    return 0;
+    return tachy__addr_format(&srv->addr, srv->addr_len, host, cap, port);
 }
 
 TACHY_API int tachy_server_port(const tachy_server *srv) {

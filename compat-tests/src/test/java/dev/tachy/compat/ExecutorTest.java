@@ -40,7 +40,7 @@ class ExecutorTest {
     /**
      * Without an executor the JDK runs every handler on its single dispatcher thread, so handlers
      * of different connections never overlap; tachy runs each connection's handlers on that
-     * connection's thread, so they do. Intended difference (DESIGN.md, "Threads").
+     * connection's thread, so they do. Intended difference (docs/architecture.md, "Threads").
      */
     @Test
     void defaultExecutorConcurrency() throws Exception {
