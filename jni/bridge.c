@@ -2,10 +2,10 @@
  * jni/bridge.c - the JVM side of tachy: loading, thread attachment, logging, and the one
  * upcall per request.
  *
- * Threads (the JNA model): the core calls tachy_jni__thread_start on every connection and
- * acceptor thread as it starts; the thread is attached there, once, as a daemon Java thread
- * named after the core's name ("tachy-conn-3"), and detached in tachy_jni__thread_stop just
- * before it exits. A pthread key destructor detaches any thread that got attached another
+ * Threads (the JNA model): the core calls tachy_jni__thread_start on every thread of its
+ * pool as it starts (the workers accept, read and run handlers; there is no acceptor thread);
+ * the thread is attached there, once, as a daemon Java thread named after the core's name
+ * ("tachy-conn-3"), and detached in tachy_jni__thread_stop just before it exits. A pthread key destructor detaches any thread that got attached another
  * way (a log call from a thread the hooks did not see) when it exits.
  *
  * Upcalls: Native.dispatch (per request) and Native.log. Native.log runs inside
@@ -351,10 +351,18 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     return TACHY_JNI_VERSION;
 }
 
+/* Deletes every global reference the bridge holds (this file's and those that ws_natives.c
+ * and tls_natives.c cached at load). env is NULL when the VM gave none: the references are
+ * then only forgotten. The per-thread upcall arrays are deleted as their threads detach. */
 JNIEXPORT void JNICALL JNI_OnUnload(JavaVM *vm, void *reserved) {
     (void)reserved;
     JNIEnv *env = NULL;
-    if ((*vm)->GetEnv(vm, (void **)&env, TACHY_JNI_VERSION) == JNI_OK && g_native != NULL) {
+    if ((*vm)->GetEnv(vm, (void **)&env, TACHY_JNI_VERSION) != JNI_OK) {
+        env = NULL;
+    }
+    tachy_jni__unload_ws_natives(env);
+    tachy_jni__unload_tls_natives(env);
+    if (env != NULL && g_native != NULL) {
         (*env)->DeleteGlobalRef(env, g_native);
     }
     g_native = NULL;

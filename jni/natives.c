@@ -37,7 +37,8 @@ static jstring JNICALL n_err_name(JNIEnv *env, jclass cls, jint code) {
 
 /*
  * The JDK's own provider (sun.net.httpserver.DefaultHttpServerProvider), for the HTTPS
- * fallback while tachy has no native TLS: jdk.httpserver does not export that package, and
+ * fallback (an SSLContext or configurator the native OpenSSL path cannot serve, see
+ * TachyHttpsServer): jdk.httpserver does not export that package, and
  * JNI is not subject to module access checks. Returns NULL with an exception pending if the
  * class is missing.
  */
