@@ -391,6 +391,15 @@ final class TachyHttpExchange extends HttpExchange {
         return live();
     }
 
+    /** The tachy_exchange* of ex (unwrapping an HTTPS exchange), or 0 when tachy does not
+     * serve it: for dev.tachy.httpserver.internal.NativeAccess (the WebSocket upgrade). */
+    static long handleOf(HttpExchange ex) throws IOException {
+        if (ex instanceof TachyHttpsExchange) {
+            ex = ((TachyHttpsExchange) ex).inner();
+        }
+        return ex instanceof TachyHttpExchange ? ((TachyHttpExchange) ex).nativeHandle() : 0;
+    }
+
     private synchronized long live() throws IOException {
         if (handle == 0) {
             throw new IOException("stream is closed");
