@@ -162,9 +162,9 @@ final class Native {
 
     /**
      * The C handler of every context: one call per request. head[0, len) holds the request
-     * (the calling thread's reusable array: read during the call, never kept), see
-     * jni/wire.h and {@link TachyHttpExchange} for the layout. Returns 0, or -1 to have the connection closed
-     * without a response (what the JDK does when a handler throws).
+     * (the calling thread's reusable array: read during the call, never kept) in the format
+     * of jni/wire.h ({@link Wire}). Returns 0, or -1 to have the connection closed without a
+     * response (what the JDK does when a handler throws).
      */
     static int dispatch(int contextId, long ex, byte[] head, int len) {
         return TachyHttpServer.dispatch(contextId, ex, head, len);
