@@ -290,8 +290,8 @@ final class TachyHttpExchange extends HttpExchange {
     /**
      * The JDK refuses (400) a request-target that java.net.URI does not accept. The core
      * refuses before the upcall every target its check (uri_acceptable) knows URI refuses;
-     * a target it lets through that URI still refuses (a scheme starting with a digit, "//"
-     * without an authority) is found here, and {@link #rejectBadRequest} has the core send
+     * a target it lets through that URI still refuses (a scheme starting with a digit,
+     * "1a://h/") is found here, and {@link #rejectBadRequest} has the core send
      * its own 400 for it, so both answers are the same bytes.
      */
     boolean rejected() {
