@@ -13,7 +13,8 @@
 #   callgrind instructions per request (callgrind_control -z / -d around the load) and the top
 #            functions (tachy-c and nginx, keep-alive only, N/10 requests: valgrind is slow)
 #   perf record -e cpu-clock -g: where the CPU goes (kernel vs user, top symbols)
-# Writes bench/results/profile-<timestamp>/ and bench/results/profile-latest.md.
+# Writes bench/results/profile-<timestamp>/summary.txt (the raw outputs in its raw/, which git
+# ignores) and bench/results/profile-latest.txt.
 set -euo pipefail
 BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH/.." && pwd)"
@@ -40,7 +41,8 @@ if [ "$BUILD" = "$BENCH/build/tachy" ]; then  # our own build dir: bring it up t
 fi
 HELLO="$BUILD/examples/tachy-hello"
 OUT="$BENCH/results/profile-$(date -u +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
+RAW="$OUT/raw" # raw outputs (perf data, callgrind, strace, h2load, server logs): not committed
+mkdir -p "$RAW"
 NG="$BENCH/build/nginx-profile"
 mkdir -p "$NG" "$BENCH/build/www/static"
 [ -f "$BENCH/build/www/static/1m.bin" ] || head -c 1048576 /dev/urandom >"$BENCH/build/www/static/1m.bin"
@@ -63,7 +65,7 @@ ticks() { awk '{ s=$0; sub(/.*\) /, "", s); split(s, f, " "); print f[12] + f[13
 # start_server NAME [wrapper...]: sets SRVPID (the PID to measure) and SRVPGID
 start_server() {
   local name="$1"; shift
-  local log="$OUT/server-$name-$RANDOM.log"
+  local log="$RAW/server-$name-$RANDOM.log"
   case "$name" in
     tachy-c)
       local idle=(); "$HELLO" -h 2>&1 | grep -q -- '-i MAX_IDLE' && idle=(-i 100000)
@@ -115,44 +117,44 @@ for s in "${SV[@]}"; do
     t0=$(ticks "$SRVPID")
     if [ "$PERF" = 1 ]; then
       perf stat -e task-clock,context-switches,cpu-migrations,page-faults -p "$SRVPID" \
-        -o "$OUT/perfstat-$s-$mode.txt" & AUXPID=$!
+        -o "$RAW/perfstat-$s-$mode.txt" & AUXPID=$!
       sleep 0.3
     fi
-    load "$N" "$mode" >"$OUT/h2load-$s-$mode.txt"
+    load "$N" "$mode" >"$RAW/h2load-$s-$mode.txt"
     t1=$(ticks "$SRVPID")
     if [ "$PERF" = 1 ]; then kill -INT "$AUXPID"; wait "$AUXPID" 2>/dev/null || true; AUXPID=; fi
-    done_n=$(awk '/^DONE/ {print $2}' "$OUT/h2load-$s-$mode.txt")
-    rps=$(awk '/^DONE/ {print $3}' "$OUT/h2load-$s-$mode.txt")
-    cs=$(awk '/context-switches/ {gsub(",","",$1); print $1}' "$OUT/perfstat-$s-$mode.txt" 2>/dev/null || echo 0)
-    tc=$(awk '/task-clock/ {gsub(",","",$1); print $1}' "$OUT/perfstat-$s-$mode.txt" 2>/dev/null || echo 0)
+    done_n=$(awk '/^DONE/ {print $2}' "$RAW/h2load-$s-$mode.txt")
+    rps=$(awk '/^DONE/ {print $3}' "$RAW/h2load-$s-$mode.txt")
+    cs=$(awk '/context-switches/ {gsub(",","",$1); print $1}' "$RAW/perfstat-$s-$mode.txt" 2>/dev/null || echo 0)
+    tc=$(awk '/task-clock/ {gsub(",","",$1); print $1}' "$RAW/perfstat-$s-$mode.txt" 2>/dev/null || echo 0)
     thr=$(ls "/proc/$SRVPID/task" | wc -l)
     awk -v t0="$t0" -v t1="$t1" -v n="$done_n" -v rps="$rps" -v cs="$cs" -v tc="$tc" -v thr="$thr" 'BEGIN {
       printf "requests %d, %s req/s, cpu %.2f us/req (/proc), task-clock %.2f us/req, context switches %.3f /req, %d threads after\n",
              n, rps, (t1 - t0) * 10000.0 / n, tc * 1000.0 / n, cs / n, thr }' | tee -a "$summary"
     # 2. perf record: where the CPU goes
     if [ "$PERF" = 1 ]; then
-      perf record -q -e cpu-clock -F 2000 -g -p "$SRVPID" -o "$OUT/perf-$s-$mode.data" >/dev/null 2>&1 & AUXPID=$!
+      perf record -q -e cpu-clock -F 2000 -g -p "$SRVPID" -o "$RAW/perf-$s-$mode.data" >/dev/null 2>&1 & AUXPID=$!
       sleep 0.3
       load "$((N / 2))" "$mode" >/dev/null
       kill -INT "$AUXPID"; wait "$AUXPID" 2>/dev/null || true; AUXPID=
-      perf report -i "$OUT/perf-$s-$mode.data" --no-children -g none --sort dso,sym --stdio 2>/dev/null \
-        | grep -v '^$' | grep -E '^ +[0-9]' | head -40 >"$OUT/perf-top-$s-$mode.txt" || true
-      perf report -i "$OUT/perf-$s-$mode.data" --no-children -g none --sort dso --stdio 2>/dev/null \
-        | grep -E '^ +[0-9]' | head -8 >"$OUT/perf-dso-$s-$mode.txt" || true
-      echo "cpu by dso:" | tee -a "$summary"; sed 's/^/   /' "$OUT/perf-dso-$s-$mode.txt" | tee -a "$summary"
-      echo "top symbols:" | tee -a "$summary"; head -15 "$OUT/perf-top-$s-$mode.txt" | sed 's/^/   /' | tee -a "$summary"
+      perf report -i "$RAW/perf-$s-$mode.data" --no-children -g none --sort dso,sym --stdio 2>/dev/null \
+        | grep -v '^$' | grep -E '^ +[0-9]' | head -40 >"$RAW/perf-top-$s-$mode.txt" || true
+      perf report -i "$RAW/perf-$s-$mode.data" --no-children -g none --sort dso --stdio 2>/dev/null \
+        | grep -E '^ +[0-9]' | head -8 >"$RAW/perf-dso-$s-$mode.txt" || true
+      echo "cpu by dso:" | tee -a "$summary"; sed 's/^/   /' "$RAW/perf-dso-$s-$mode.txt" | tee -a "$summary"
+      echo "top symbols:" | tee -a "$summary"; head -15 "$RAW/perf-top-$s-$mode.txt" | sed 's/^/   /' | tee -a "$summary"
     fi
     # 3. strace -c: syscalls per request
     ns=$((N / 5))
-    strace -c -f -q -p "$SRVPID" -o "$OUT/strace-$s-$mode.txt" & AUXPID=$!
+    strace -c -f -q -p "$SRVPID" -o "$RAW/strace-$s-$mode.txt" & AUXPID=$!
     sleep 1
-    load "$ns" "$mode" >"$OUT/h2load-strace-$s-$mode.txt"
+    load "$ns" "$mode" >"$RAW/h2load-strace-$s-$mode.txt"
     sleep 0.3; kill -INT "$AUXPID"; wait "$AUXPID" 2>/dev/null || true; AUXPID=
-    sdone=$(awk '/^DONE/ {print $2}' "$OUT/h2load-strace-$s-$mode.txt")
+    sdone=$(awk '/^DONE/ {print $2}' "$RAW/h2load-strace-$s-$mode.txt")
     awk -v n="$sdone" '
       $NF != "total" && /^[ ]*[0-9.]+[ ]+[0-9.]+[ ]+[0-9]+[ ]+[0-9]+/ { calls = ($5 ~ /^[0-9]+$/) ? $4 : $4; name = $NF
         printf "   %-16s %8.3f /req\n", name, calls / n }
-      /total$/ { printf "   %-16s %8.3f /req\n", "TOTAL", $4 / n }' "$OUT/strace-$s-$mode.txt" \
+      /total$/ { printf "   %-16s %8.3f /req\n", "TOTAL", $4 / n }' "$RAW/strace-$s-$mode.txt" \
       | awk '$2 + 0 >= 0.001 || $1 == "TOTAL"' \
       | { echo "syscalls per request (strace -c -f over $sdone requests; < 0.001/req left out):"; cat; } | tee -a "$summary"
     stop_server
@@ -168,22 +170,22 @@ if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
       [ "$mode" = ka64 ] || [ "$mode" = pipe16 ] || continue   # valgrind: the two main modes only
       echo "== callgrind $s $mode ($NC requests)" | tee -a "$summary"
       start_server "$name" valgrind --tool=callgrind --trace-children=no \
-        --callgrind-out-file="$OUT/callgrind-$s-$mode.out"
+        --callgrind-out-file="$RAW/callgrind-$s-$mode.out"
       vpid=$(pgrep -P "$SRVPGID" | head -1 || true); [ -n "$vpid" ] || vpid=$SRVPGID
       # valgrind runs the server in the same PID as taskset exec'd into
       load 2000 "$mode" >/dev/null
       callgrind_control -z "$SRVPGID" >/dev/null 2>&1 || callgrind_control -z >/dev/null 2>&1 || true
-      load "$NC" "$mode" >"$OUT/h2load-callgrind-$s-$mode.txt"
+      load "$NC" "$mode" >"$RAW/h2load-callgrind-$s-$mode.txt"
       callgrind_control -d "$SRVPGID" >/dev/null 2>&1 || callgrind_control -d >/dev/null 2>&1 || true
       sleep 1
       stop_server
       sleep 1
-      f=$(grep -l '^desc: Trigger: dump' "$OUT"/callgrind-$s-$mode.out* 2>/dev/null | head -1 || true)
+      f=$(grep -l '^desc: Trigger: dump' "$RAW"/callgrind-$s-$mode.out* 2>/dev/null | head -1 || true)
       if [ -n "$f" ]; then
-        callgrind_annotate --threshold=100 --auto=no "$f" 2>/dev/null | grep -v -e "clone.S:clone" -e "start_thread" -e "(below main)" -e "libc-start.c" | head -60 >"$OUT/callgrind-top-$s-$mode.txt" || true
+        callgrind_annotate --threshold=100 --auto=no "$f" 2>/dev/null | grep -v -e "clone.S:clone" -e "start_thread" -e "(below main)" -e "libc-start.c" | head -60 >"$RAW/callgrind-top-$s-$mode.txt" || true
         tot=$(grep -m1 '^summary:' "$f" | awk '{print $2}')
         awk -v t="$tot" -v n="$NC" 'BEGIN { printf "instructions per request: %.0f (%s Ir / %d)\n", t / n, t, n }' | tee -a "$summary"
-        grep -E '^ *[0-9,]+ +\(' "$OUT/callgrind-top-$s-$mode.txt" | head -15 | sed 's/^/   /' | tee -a "$summary"
+        grep -E '^ *[0-9,]+ +\(' "$RAW/callgrind-top-$s-$mode.txt" | head -15 | sed 's/^/   /' | tee -a "$summary"
       fi
     done
   done

@@ -2,20 +2,21 @@
  * jni/bridge.c - the JVM side of tachy: loading, thread attachment, logging, and the one
  * upcall per request.
  *
- * Threads (the JNA model): the core calls tachy_jni__thread_start on every connection and
- * acceptor thread as it starts; the thread is attached there, once, as a daemon Java thread
- * named after the core's name ("tachy-conn-3"), and detached in tachy_jni__thread_stop just
- * before it exits. A pthread key destructor detaches any thread that got attached another
+ * Threads (the JNA model): the core calls tachy_jni__thread_start on every thread of its
+ * pool as it starts (the workers accept, read and run handlers; there is no acceptor thread);
+ * the thread is attached there, once, as a daemon Java thread named after the core's name
+ * ("tachy-conn-3"), and detached in tachy_jni__thread_stop just before it exits. A pthread key destructor detaches any thread that got attached another
  * way (a log call from a thread the hooks did not see) when it exits.
  *
  * Upcalls: Native.dispatch (per request) and Native.log. Native.log runs inside
  * PushLocalFrame/PopLocalFrame; Native.dispatch creates no local reference at all (the request
- * head travels in a per-thread byte[] held as a global reference, see head_array), and
+ * head, in the format of jni/wire.h, travels in a per-thread byte[] held as a global reference, see head_array), and
  * ExceptionCheck follows every JNI call that can throw. The class and method IDs are cached
  * once in JNI_OnLoad as global references: nothing is looked up per request, and no global
  * reference is created per request (one per thread, for its upcall array).
  */
 #include "bridge.h"
+#include "wire.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -175,102 +176,44 @@ static jbyteArray head_array(JNIEnv *env, size_t len) {
     return global;
 }
 
-/* A byte buffer that starts on the stack and moves to the heap when it outgrows it. */
-typedef struct head_buf {
-    char *p;
-    size_t len;
-    size_t cap;
-    int heap;
-    int failed;
-} head_buf;
-
-static void hb_put(head_buf *b, const char *s, size_t n) {
-    if (b->failed) {
-        return;
-    }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap * 2;
-        while (cap < b->len + n + 1) {
-            cap *= 2;
-        }
-        char *p = b->heap ? realloc(b->p, cap) : malloc(cap);
-        if (p == NULL) {
-            b->failed = 1;
-            return;
-        }
-        if (!b->heap) {
-            memcpy(p, b->p, b->len);
-        }
-        b->p = p;
-        b->cap = cap;
-        b->heap = 1;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len++] = '\0'; /* every field is NUL-terminated */
-}
-
-static void hb_str(head_buf *b, const char *s) {
-    if (s == NULL) {
-        s = "";
-    }
-    hb_put(b, s, strlen(s));
-}
-
-/* v in decimal (no snprintf: this runs for every request). */
-static void hb_num(head_buf *b, size_t v) {
-    char num[24];
-    char *e = num + sizeof num;
-    char *p = e;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    hb_put(b, p, (size_t)(e - p));
-}
-
-static void hb_addr(head_buf *b, int rc, const char *host, int port) {
+static void hb_addr(tachy_wire_buf *b, int rc, const char *host, int port) {
     if (rc < 0 || port < 0) {
         host = "0.0.0.0";
         port = 0;
     }
-    hb_str(b, host);
-    hb_num(b, (size_t)port);
+    tachy_wire_put_cstr(b, host);
+    tachy_wire_put_num(b, port);
 }
 
-/* tachy_field_fn: one request field into the head. */
+/* tachy_field_fn: one request field into the head, as a pair. */
 static void hb_field(void *user, const char *name, size_t nlen, const char *value, size_t vlen) {
-    hb_put(user, name, nlen);
-    hb_put(user, value, vlen);
+    tachy_wire_put_str(user, name, nlen);
+    tachy_wire_put_str(user, value, vlen);
 }
 
-static void hb_headers(head_buf *b, const tachy_headers *h) {
-    size_t cursor = 0;
-    const char *name, *value;
-    while (h != NULL && tachy_headers_next(h, &cursor, &name, &value)) {
-        hb_str(b, name);
-        hb_str(b, value);
-    }
-}
-
-/*
- * The request head in the layout TachyHttpExchange reads: NUL-terminated ISO-8859-1 fields
- *   method, uri, protocol, P, then P name/value pairs: the response headers the core has
- *     already set (HTTP/1.0 Connection/Keep-Alive, as the JDK does before the handler runs);
- *   remote host, remote port, local host, local port, then the request header pairs (names
- *     normalised by the core) until the end.
- * Java reads the first part at once and keeps a copy of the second to decode on demand.
- */
-static void head_build(head_buf *b, tachy_exchange *ex) {
+/* The request head in the wire format (jni/wire.h, "The request head"). Java reads the
+ * first part at once and keeps a copy of the rest (addresses, request headers) to decode
+ * on demand. */
+static void head_build(tachy_wire_buf *b, tachy_exchange *ex) {
     char host[64];
     int port = 0;
     int rc;
-    hb_str(b, tachy_exchange_request_method(ex));
-    hb_str(b, tachy_exchange_request_uri(ex));
-    hb_str(b, tachy_exchange_protocol(ex));
+    tachy_wire_put_cstr(b, tachy_exchange_request_method(ex));
+    tachy_wire_put_cstr(b, tachy_exchange_request_uri(ex));
+    tachy_wire_put_cstr(b, tachy_exchange_protocol(ex));
     const tachy_headers *rsp = tachy_exchange_response_headers(ex);
-    hb_num(b, rsp != NULL ? tachy_headers_pairs(rsp) : 0);
-    hb_headers(b, rsp);
+    size_t pairs = rsp != NULL ? tachy_headers_pairs(rsp) : 0;
+    tachy_wire_put_num(b, (int32_t)pairs);
+    size_t cursor = 0, written = 0;
+    const char *name, *value;
+    while (rsp != NULL && written < pairs && tachy_headers_next(rsp, &cursor, &name, &value)) {
+        tachy_wire_put_cstr(b, name);
+        tachy_wire_put_cstr(b, value);
+        written++;
+    }
+    if (written != pairs) {
+        b->failed = 1;
+    }
     rc = tachy_exchange_remote_address(ex, host, sizeof host, &port);
     hb_addr(b, rc, host, port);
     rc = tachy_exchange_local_address(ex, host, sizeof host, &port);
@@ -286,8 +229,9 @@ int tachy_jni__dispatch(tachy_exchange *ex, void *user) {
     if (env == NULL) {
         return -1;
     }
-    char stack[2048];
-    head_buf b = {stack, 0, sizeof stack, 0, 0};
+    unsigned char stack[2048];
+    tachy_wire_buf b;
+    tachy_wire_init(&b, stack, sizeof stack);
     head_build(&b, ex);
     int result = -1;
     jbyteArray head = b.failed ? NULL : head_array(env, b.len);
@@ -307,9 +251,7 @@ int tachy_jni__dispatch(tachy_exchange *ex, void *user) {
             (*env)->ExceptionClear(env);
         }
     }
-    if (b.heap) {
-        free(b.p);
-    }
+    tachy_wire_free(&b);
     return result;
 }
 
@@ -351,10 +293,18 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     return TACHY_JNI_VERSION;
 }
 
+/* Deletes every global reference the bridge holds (this file's and those that ws_natives.c
+ * and tls_natives.c cached at load). env is NULL when the VM gave none: the references are
+ * then only forgotten. The per-thread upcall arrays are deleted as their threads detach. */
 JNIEXPORT void JNICALL JNI_OnUnload(JavaVM *vm, void *reserved) {
     (void)reserved;
     JNIEnv *env = NULL;
-    if ((*vm)->GetEnv(vm, (void **)&env, TACHY_JNI_VERSION) == JNI_OK && g_native != NULL) {
+    if ((*vm)->GetEnv(vm, (void **)&env, TACHY_JNI_VERSION) != JNI_OK) {
+        env = NULL;
+    }
+    tachy_jni__unload_ws_natives(env);
+    tachy_jni__unload_tls_natives(env);
+    if (env != NULL && g_native != NULL) {
         (*env)->DeleteGlobalRef(env, g_native);
     }
     g_native = NULL;

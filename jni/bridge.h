@@ -5,6 +5,8 @@
  *             attach connection threads to the JVM, the log hook, and the C handler that
  *             makes the one upcall per request (Native.dispatch).
  * natives.c : the native methods of dev.tachy.httpserver.Native and their registration.
+ * ws_natives.c, tls_natives.c : the natives of WsNative and TlsNative, their cached
+ *             references and the unload functions that free them.
  *
  * Everything here has hidden visibility (and exports.map hides it again at link time).
  */
@@ -53,6 +55,11 @@ int tachy_jni__register_ws_natives(JNIEnv *env);
 
 /* Registers TlsNative's methods (tls_natives.c: HttpsServer on OpenSSL). 0 or a JNI error. */
 int tachy_jni__register_tls_natives(JNIEnv *env);
+
+/* JNI_OnUnload, on the thread that unloads the library: delete the global references the
+ * register functions above cached (env NULL: only forget them) and clear the IDs. */
+void tachy_jni__unload_ws_natives(JNIEnv *env);
+void tachy_jni__unload_tls_natives(JNIEnv *env);
 
 /* Registers Native's methods on cls (natives.c). Returns 0 or a JNI error. */
 int tachy_jni__register_natives(JNIEnv *env, jclass cls);

@@ -7,6 +7,7 @@
  * buffer: no JNI critical section is ever held across the core's socket I/O.
  */
 #include "bridge.h"
+#include "wire.h"
 
 #include <netinet/in.h>
 #include <stdint.h>
@@ -37,7 +38,8 @@ static jstring JNICALL n_err_name(JNIEnv *env, jclass cls, jint code) {
 
 /*
  * The JDK's own provider (sun.net.httpserver.DefaultHttpServerProvider), for the HTTPS
- * fallback while tachy has no native TLS: jdk.httpserver does not export that package, and
+ * fallback (an SSLContext or configurator the native OpenSSL path cannot serve, see
+ * TachyHttpsServer): jdk.httpserver does not export that package, and
  * JNI is not subject to module access checks. Returns NULL with an exception pending if the
  * class is missing.
  */
@@ -255,52 +257,10 @@ static jint JNICALL n_flush(JNIEnv *env, jclass cls, jlong ex) {
     return tachy_exchange_flush(PTR(tachy_exchange, ex));
 }
 
-static uint32_t be32(const unsigned char *p) {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-/* The serialised response headers (4-byte big-endian length + bytes, name then value, per
- * pair; TachyHttpExchange.serialise) as fields pointing into p. *out is fields, or a
- * malloc'ed array when there are more; returns the count or a negative code. */
-static ssize_t fields_load(const unsigned char *p, size_t len, tachy_field *fields, size_t cap,
-                           tachy_field **out) {
-    size_t i = 0, n = 0;
-    *out = fields;
-    while (i < len) {
-        const char *part[2];
-        uint32_t plen[2];
-        for (int k = 0; k < 2; k++) {
-            if (len - i < 4) {
-                return TACHY_EINVAL;
-            }
-            plen[k] = be32(p + i);
-            i += 4;
-            if (len - i < plen[k]) {
-                return TACHY_EINVAL;
-            }
-            part[k] = (const char *)p + i;
-            i += plen[k];
-        }
-        if (n == cap) {
-            size_t ncap = cap * 2;
-            tachy_field *grown = *out == fields ? malloc(ncap * sizeof *grown)
-                                                : realloc(*out, ncap * sizeof *grown);
-            if (grown == NULL) {
-                return TACHY_ENOMEM;
-            }
-            if (*out == fields) {
-                memcpy(grown, fields, n * sizeof *grown);
-            }
-            *out = grown;
-            cap = ncap;
-        }
-        (*out)[n++] = (tachy_field){part[0], plen[0], part[1], plen[1]};
-    }
-    return (ssize_t)n;
-}
-
-/* Returns a negative code, or the epoch second the headers were sent at (time(): the coarse
- * wall clock, a vDSO memory read) for the Date value Java records. */
+/* Returns a negative code, or the core's decision in the layout of jni/wire.h ("The result
+ * of Native.sendResponseHeaders"): the epoch second the headers were sent at (time(): the
+ * coarse wall clock, a vDSO memory read) for the Date value Java records, the framing and
+ * the Content-length header written, which Java mirrors in its Headers. */
 static jlong JNICALL n_send_response_headers(JNIEnv *env, jclass cls, jlong jex, jint code,
                                              jlong len, jbyteArray hdrs, jint hdrs_len) {
     (void)cls;
@@ -323,7 +283,7 @@ static jlong JNICALL n_send_response_headers(JNIEnv *env, jclass cls, jlong jex,
     /* Straight from Java's headers to the head: the core's headers object is not used. */
     tachy_field local[32];
     tachy_field *fields;
-    ssize_t n = fields_load(p, (size_t)hdrs_len, local, 32, &fields);
+    ssize_t n = tachy_wire_get_fields(p, (size_t)hdrs_len, local, 32, &fields);
     int rc = n < 0 ? (int)n : tachy_exchange_send_response_fields(ex, code, len, fields, (size_t)n);
     if (fields != local) {
         free(fields);
@@ -334,8 +294,91 @@ static jlong JNICALL n_send_response_headers(JNIEnv *env, jclass cls, jlong jex,
     if (rc < 0) {
         return rc;
     }
+    int64_t cl = -1;
+    int framing = tachy_exchange_response_framing(ex, &cl);
+    /* The core writes either the length given (a fixed-length body) or 0 (no body). */
+    int cl_kind = cl < 0 ? TACHY_WIRE_CL_NONE : cl == 0 ? TACHY_WIRE_CL_ZERO : TACHY_WIRE_CL_GIVEN;
     time_t now = time(NULL);
-    return now > 0 ? (jlong)now : 0;
+    return tachy_wire_result(now > 0 ? (int64_t)now : 0, framing < 0 ? 0 : framing, cl_kind);
+}
+
+/* Answers with the core's reject bytes (tachy_exchange_reject): a 400 Java decided. */
+static jint JNICALL n_reject(JNIEnv *env, jclass cls, jlong ex, jint code, jstring jmsg) {
+    (void)cls;
+    const char *msg = NULL;
+    if (jmsg != NULL) {
+        msg = (*env)->GetStringUTFChars(env, jmsg, NULL);
+        if (msg == NULL) {
+            return TACHY_ENOMEM;
+        }
+    }
+    int rc = tachy_exchange_reject(PTR(tachy_exchange, ex), code, msg);
+    if (msg != NULL) {
+        (*env)->ReleaseStringUTFChars(env, jmsg, msg);
+    }
+    return rc;
+}
+
+/* ---- wire-format checks (WireTest) --------------------------------------------------- */
+
+/* Decodes b[0, len) as pairs with wire.h's decoder and encodes them again with its encoder:
+ * the test's proof that C and Java read and write the same format. NULL (and no exception)
+ * for a set the decoder refuses; an OutOfMemoryError pending if the copy fails. */
+static jbyteArray JNICALL n_wire_echo(JNIEnv *env, jclass cls, jbyteArray b, jint len) {
+    (void)cls;
+    if (b == NULL || len < 0 || len > (*env)->GetArrayLength(env, b)) {
+        return NULL;
+    }
+    unsigned char *p = malloc(len > 0 ? (size_t)len : 1);
+    if (p == NULL) {
+        return NULL;
+    }
+    (*env)->GetByteArrayRegion(env, b, 0, len, (jbyte *)p);
+    tachy_field local[4];
+    tachy_field *fields;
+    ssize_t n = tachy_wire_get_fields(p, (size_t)len, local, 4, &fields);
+    jbyteArray out = NULL;
+    if (n >= 0) {
+        unsigned char stack[64];
+        tachy_wire_buf w;
+        tachy_wire_init(&w, stack, sizeof stack);
+        for (ssize_t i = 0; i < n; i++) {
+            tachy_wire_put_str(&w, fields[i].name, fields[i].name_len);
+            tachy_wire_put_str(&w, fields[i].value, fields[i].value_len);
+        }
+        if (!w.failed) {
+            out = (*env)->NewByteArray(env, (jsize)w.len);
+            if (out != NULL) {
+                (*env)->SetByteArrayRegion(env, out, 0, (jsize)w.len, (const jbyte *)w.p);
+            }
+        }
+        tachy_wire_free(&w);
+    }
+    if (fields != local) {
+        free(fields);
+    }
+    free(p);
+    return out;
+}
+
+/* wire.h's encoding of a sendResponseHeaders result (WireTest decodes it with Wire). */
+static jlong JNICALL n_wire_result(JNIEnv *env, jclass cls, jlong second, jint framing, jint cl) {
+    (void)env;
+    (void)cls;
+    return tachy_wire_result(second, framing, cl);
+}
+
+/* The tachy_response_framing values (WireTest compares them with Wire's). */
+static jintArray JNICALL n_wire_framings(JNIEnv *env, jclass cls) {
+    (void)cls;
+    jint v[] = {TACHY_RESPONSE_NOT_SENT, TACHY_RESPONSE_FIXED, TACHY_RESPONSE_CHUNKED,
+                TACHY_RESPONSE_UNTIL_CLOSE, TACHY_RESPONSE_EMPTY,
+                TACHY_WIRE_CL_NONE, TACHY_WIRE_CL_GIVEN, TACHY_WIRE_CL_ZERO};
+    jintArray a = (*env)->NewIntArray(env, (jsize)(sizeof v / sizeof v[0]));
+    if (a != NULL) {
+        (*env)->SetIntArrayRegion(env, a, 0, (jsize)(sizeof v / sizeof v[0]), v);
+    }
+    return a;
 }
 
 static jint JNICALL n_close(JNIEnv *env, jclass cls, jlong ex) {
@@ -381,6 +424,10 @@ static const JNINativeMethod k_methods[] = {
     M("write", "(J[BII)I", n_write),
     M("flush", "(J)I", n_flush),
     M("sendResponseHeaders", "(JIJ[BI)J", n_send_response_headers),
+    M("reject", "(JILjava/lang/String;)I", n_reject),
+    M("wireEcho", "([BI)[B", n_wire_echo),
+    M("wireResult", "(JII)J", n_wire_result),
+    M("wireFramings", "()[I", n_wire_framings),
     M("close", "(J)I", n_close),
     M("defer", "(J)I", n_defer),
     M("requestBodyClose", "(J)I", n_request_body_close),

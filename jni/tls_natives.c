@@ -224,3 +224,18 @@ int tachy_jni__register_tls_natives(JNIEnv *env) {
     return (*env)->RegisterNatives(env, cls, k_tls_methods,
                                    (jint)(sizeof k_tls_methods / sizeof k_tls_methods[0]));
 }
+
+void tachy_jni__unload_tls_natives(JNIEnv *env) {
+    if (env != NULL) {
+        if (g_string != NULL) {
+            (*env)->DeleteGlobalRef(env, g_string);
+        }
+        if (g_context_impl != NULL) {
+            (*env)->DeleteGlobalRef(env, g_context_impl);
+        }
+    }
+    g_string = NULL;
+    g_context_impl = NULL;
+    g_context_spi = NULL;
+    g_key_manager = NULL;
+}

@@ -344,3 +344,15 @@ int tachy_jni__register_ws_natives(JNIEnv *env) {
     return (*env)->RegisterNatives(env, cls, k_ws_methods,
                                    (jint)(sizeof k_ws_methods / sizeof k_ws_methods[0]));
 }
+
+void tachy_jni__unload_ws_natives(JNIEnv *env) {
+    if (env != NULL) {
+        if (g_native_class != NULL)
+            (*env)->DeleteGlobalRef(env, g_native_class);
+        if (g_conn_class != NULL)
+            (*env)->DeleteGlobalRef(env, g_conn_class);
+    }
+    g_native_class = NULL;
+    g_conn_class = NULL;
+    g_open = g_message = g_ping = g_pong = g_close = g_error = NULL;
+}

@@ -267,6 +267,47 @@ static int sendfields_handler(tachy_exchange *ex, void *user) {
     return 0;
 }
 
+/* GET|HEAD /framing?CODE,LEN: records tachy_exchange_response_framing before and after
+ * sendResponseHeaders(CODE, LEN), then writes what that framing allows ("hello" for a fixed
+ * length of 5, "x" for a streamed body). */
+static atomic_int framing_before, framing_after;
+static _Atomic int64_t framing_cl;
+static int framing_handler(tachy_exchange *ex, void *user) {
+    (void)user;
+    int code = 200;
+    long long len = 0;
+    const char *q = tachy_exchange_request_query(ex);
+    if (q)
+        sscanf(q, "%d,%lld", &code, &len);
+    int64_t cl = 42;
+    atomic_store(&framing_before, tachy_exchange_response_framing(ex, &cl));
+    if (cl != -1)
+        atomic_store(&framing_before, -100); /* *content_length must be -1 before */
+    if (tachy_exchange_send_response_headers(ex, code, len) < 0)
+        return -1;
+    int f = tachy_exchange_response_framing(ex, &cl);
+    atomic_store(&framing_cl, cl);
+    atomic_store(&framing_after, f);
+    if (f == TACHY_RESPONSE_FIXED)
+        tachy_exchange_write(ex, "hello", 5);
+    else if (f == TACHY_RESPONSE_CHUNKED || f == TACHY_RESPONSE_UNTIL_CLOSE)
+        tachy_exchange_write(ex, "x", 1);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+/* GET /reject: tachy_exchange_reject(400), then a second reject and a send refused. */
+static atomic_int reject_again_rc, reject_send_rc;
+static int reject_handler(tachy_exchange *ex, void *user) {
+    (void)user;
+    if (tachy_exchange_reject(ex, 400, "URISyntaxException thrown") < 0)
+        return -1;
+    atomic_store(&reject_again_rc, tachy_exchange_reject(ex, 400, "again"));
+    atomic_store(&reject_send_rc, tachy_exchange_send_response_headers(ex, 200, -1));
+    tachy_exchange_close(ex);
+    return 0;
+}
+
 static tachy_server *srv;
 static int port;
 static int bad_seen[2];
@@ -288,6 +329,8 @@ static int setup(void **state) {
     tachy_server_create_context(srv, "/file", file_handler, NULL, NULL);
     tachy_server_create_context(srv, "/fields", fields_handler, NULL, NULL);
     tachy_server_create_context(srv, "/sendfields", sendfields_handler, NULL, NULL);
+    tachy_server_create_context(srv, "/framing", framing_handler, NULL, NULL);
+    tachy_server_create_context(srv, "/reject", reject_handler, NULL, NULL);
     snprintf(file_path, sizeof file_path, "/tmp/tachy-test-file-%d", (int)getpid());
     FILE *f = fopen(file_path, "wb");
     assert_non_null(f);
@@ -670,6 +713,74 @@ static void test_send_response_fields(void **state) {
     ts_close(fd);
 }
 
+/* tachy_exchange_response_framing reports send_head's decision for every framing rule. */
+static void test_response_framing_reports_the_decision(void **state) {
+    (void)state;
+    static const struct {
+        const char *method, *query, *version;
+        int framing;
+        int64_t cl;
+        const char *tail; /* the end of the raw response */
+    } cases[] = {
+        {"GET", "200,5", "1.1", TACHY_RESPONSE_FIXED, 5, "Content-length: 5\r\n\r\nhello"},
+        {"GET", "200,0", "1.1", TACHY_RESPONSE_CHUNKED, -1, "chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n"},
+        {"GET", "200,-1", "1.1", TACHY_RESPONSE_EMPTY, 0, "Content-length: 0\r\n\r\n"},
+        {"HEAD", "200,5", "1.1", TACHY_RESPONSE_EMPTY, -1, "\r\n\r\n"},
+        {"GET", "304,5", "1.1", TACHY_RESPONSE_EMPTY, -1, "\r\n\r\n"},
+        {"GET", "204,-1", "1.1", TACHY_RESPONSE_EMPTY, -1, "\r\n\r\n"},
+        {"GET", "200,0", "1.0", TACHY_RESPONSE_UNTIL_CLOSE, -1, "\r\n\r\nx"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        atomic_store(&framing_after, -1);
+        char req[128];
+        snprintf(req, sizeof req, "%s /framing?%s HTTP/%s\r\nHost: t\r\nConnection: close\r\n\r\n",
+                 cases[i].method, cases[i].query, cases[i].version);
+        int fd = ts_connect(port);
+        ts_send(fd, req, -1);
+        size_t len;
+        int eof = 0;
+        char *raw = ts_read_raw(fd, 3000, &len, &eof);
+        assert_true(eof);
+        assert_int_equal(atomic_load(&framing_before), TACHY_RESPONSE_NOT_SENT);
+        assert_int_equal(atomic_load(&framing_after), cases[i].framing);
+        assert_int_equal(atomic_load(&framing_cl), cases[i].cl);
+        size_t tl = strlen(cases[i].tail);
+        if (len < tl || memcmp(raw + len - tl, cases[i].tail, tl) != 0)
+            fail_msg("case %zu: response ends differently:\n%s", i, raw);
+        if (cases[i].cl < 0 && strstr(raw, "Content-length"))
+            fail_msg("case %zu: a Content-length where none was reported:\n%s", i, raw);
+        free(raw);
+        ts_close(fd);
+    }
+    assert_int_equal(tachy_exchange_response_framing(NULL, NULL), TACHY_EINVAL);
+}
+
+/* tachy_exchange_reject sends the bytes of the core's own 400 (a target it refuses), then
+ * the connection closes; a second reject or a send is refused. */
+static void test_reject_is_the_cores_own_400(void **state) {
+    (void)state;
+    char *got[2];
+    const char *reqs[2] = {"GET /reject HTTP/1.1\r\nHost: t\r\n\r\n",
+                           "GET /r|x HTTP/1.1\r\nHost: t\r\n\r\n"};
+    for (int i = 0; i < 2; i++) {
+        int fd = ts_connect(port);
+        ts_send(fd, reqs[i], -1);
+        size_t len;
+        int eof = 0;
+        got[i] = ts_read_raw(fd, 3000, &len, &eof);
+        assert_true(eof);
+        ts_close(fd);
+    }
+    assert_string_equal(got[0], "HTTP/1.1 400 Bad Request\r\nContent-Length: 49\r\n"
+                                "Content-Type: text/html\r\nConnection: close\r\n\r\n"
+                                "<h1>400 Bad Request</h1>URISyntaxException thrown");
+    assert_string_equal(got[0], got[1]);
+    assert_int_equal(atomic_load(&reject_again_rc), TACHY_EHDRSENT);
+    assert_int_equal(atomic_load(&reject_send_rc), TACHY_EHDRSENT);
+    free(got[0]);
+    free(got[1]);
+}
+
 static void check_file_body(const ts_response *r, int64_t off, int64_t len) {
     assert_int_equal(r->status, 200);
     assert_int_equal(r->body_len, (size_t)len);
@@ -757,6 +868,8 @@ int main(void) {
         cmocka_unit_test(test_upgrade_takes_over_stream),
         cmocka_unit_test(test_request_getters),
         cmocka_unit_test(test_framing_headers_replace_the_handlers_like_the_jdk),
+        cmocka_unit_test(test_response_framing_reports_the_decision),
+        cmocka_unit_test(test_reject_is_the_cores_own_400),
     };
     return cmocka_run_group_tests_name("exchange", tests, setup, teardown);
 }

@@ -638,7 +638,7 @@ def render_md(results, summ):
     L.append("")
     L.extend(targets(results, summ))
     L.append("")
-    L.append(f"Raw outputs: `{m['outdir_rel']}/raw/` · data: `{m['outdir_rel']}/results.json` · "
+    L.append(f"Raw outputs: `{m['outdir_rel']}/raw/` (local, not committed) · data: `{m['outdir_rel']}/results.json` · "
              f"chart: `{m['outdir_rel']}/chart.png`")
     return "\n".join(L) + "\n"
 

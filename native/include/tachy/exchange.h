@@ -127,6 +127,38 @@ TACHY_API int tachy_exchange_send_response_fields(tachy_exchange *ex, int code, 
 /* The code passed to send_response_headers, or -1 before (getResponseCode). */
 TACHY_API int tachy_exchange_response_code(const tachy_exchange *ex);
 
+/* How the response is framed: the decision send_response_headers made (rules above). */
+typedef enum tachy_response_framing {
+    TACHY_RESPONSE_NOT_SENT = 0,    /* no response headers sent yet */
+    TACHY_RESPONSE_FIXED = 1,       /* Content-length: N; exactly N body bytes follow */
+    TACHY_RESPONSE_CHUNKED = 2,     /* Transfer-encoding: chunked */
+    TACHY_RESPONSE_UNTIL_CLOSE = 3, /* HTTP/1.0 streamed body: it ends when the connection does */
+    TACHY_RESPONSE_EMPTY = 4        /* no body: the response was complete with its head */
+} tachy_response_framing;
+
+/*
+ * The framing of the response sent by send_response_headers/fields (a tachy_response_framing;
+ * TACHY_EINVAL for a NULL ex), for a bridge that mirrors it in its own headers object
+ * instead of deciding it again (the JNI provider sets Content-length or Transfer-encoding
+ * in Java's Headers as the JDK does). *content_length (if not NULL) receives the value of
+ * the Content-length header tachy wrote, or -1 when it wrote none (chunked, until close,
+ * HEAD, 1xx, 204, 304, a reject). The exchange's thread, while the exchange is valid.
+ */
+TACHY_API int tachy_exchange_response_framing(const tachy_exchange *ex, int64_t *content_length);
+
+/*
+ * Answers the request as the JDK's ServerImpl.reject does, with the bytes tachy's own
+ * rejects send (a bad request line, a target it refuses):
+ *   HTTP/1.1 <code> <reason>, Content-Length, Content-Type: text/html, Connection: close,
+ *   body "<h1><code> <reason></h1><msg>" (no Date header, as in the JDK's reply),
+ * then the connection closes after the response. For a bridge whose own checks refuse a
+ * request the core accepted (the JNI provider: a target java.net.URI refuses). msg is
+ * copied (it may be NULL: no message). Only before response headers: TACHY_EHDRSENT after,
+ * TACHY_ECLOSED once closed, TACHY_EINVAL for a code outside 100..999. The response is
+ * complete; the exchange must still be closed (tachy_exchange_close). The exchange's thread.
+ */
+TACHY_API int tachy_exchange_reject(tachy_exchange *ex, int code, const char *msg);
+
 /*
  * Writes response body bytes (getResponseBody().write). Returns len, or TACHY_EHDRNOTSENT,
  * TACHY_ETOOLONG (more than the fixed length; nothing written), TACHY_ENOBODY (response

@@ -289,6 +289,7 @@ static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src) {
     ex->rsp_code = code;
     ex->rsp_mode = mode;
     ex->rsp_left = mode == TACHY__RSP_FIXED ? len : 0;
+    ex->rsp_length_header = framing == FRAMING_LENGTH ? (len == -1 ? 0 : len) : -1;
     /* maxRspTime: from the response's start to its end (as the JDK's timer counts it). */
     if (c->srv->opt.max_rsp_time_ms > 0 && mode != TACHY__RSP_EMPTY)
         atomic_store(&c->io_deadline, tachy__now_ms() + c->srv->opt.max_rsp_time_ms);
@@ -484,3 +485,39 @@ void tachy__response_reject(tachy__conn *c, int code, const char *msg) {
     c->close_after = 1;
 }
 
+
+/* ---- the decision and the reject, for bridges ------------------------------------------- */
+
+TACHY_API int tachy_exchange_response_framing(const tachy_exchange *ex, int64_t *content_length) {
+    if (content_length)
+        *content_length = -1;
+    if (!ex)
+        return TACHY_EINVAL;
+    if (ex->rsp_code < 0)
+        return TACHY_RESPONSE_NOT_SENT;
+    if (content_length)
+        *content_length = ex->rsp_length_header;
+    switch (ex->rsp_mode) {
+    case TACHY__RSP_FIXED: return TACHY_RESPONSE_FIXED;
+    case TACHY__RSP_CHUNKED: return TACHY_RESPONSE_CHUNKED;
+    case TACHY__RSP_UNTIL_CLOSE: return TACHY_RESPONSE_UNTIL_CLOSE;
+    case TACHY__RSP_EMPTY: return TACHY_RESPONSE_EMPTY;
+    default: return TACHY_RESPONSE_NOT_SENT; /* an upgrade's 101 is sent as EMPTY */
+    }
+}
+
+TACHY_API int tachy_exchange_reject(tachy_exchange *ex, int code, const char *msg) {
+    if (!ex || code < 100 || code > 999)
+        return TACHY_EINVAL;
+    if (ex->closed)
+        return TACHY_ECLOSED;
+    if (ex->rsp_code >= 0)
+        return TACHY_EHDRSENT;
+    tachy__response_reject(ex->conn, code, msg); /* the bytes the core's own rejects send */
+    ex->rsp_code = code;
+    ex->rsp_mode = TACHY__RSP_EMPTY;
+    ex->rsp_left = 0;
+    ex->rsp_length_header = -1; /* its Content-Length is not the JDK's framing header */
+    ex->rsp_done = 1;
+    return 0;
+}

@@ -1,5 +1,7 @@
 package dev.tachy.httpserver;
 
+import dev.tachy.httpserver.internal.Wire;
+
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.BindException;
@@ -124,12 +126,28 @@ final class Native {
     static native int flush(long ex);
 
     /**
-     * Replaces the C response headers with the serialised ones in hdrs[0, hdrsLen) (see
-     * {@link TachyHttpExchange#serialise}) and sends the response headers. Returns a negative
-     * code, or on success the wall-clock second (epoch) at which they were sent: the time of
-     * the Date header the JDK records in the response headers.
+     * Sends the response headers, those in hdrs[0, hdrsLen) (pairs in the format of
+     * jni/wire.h, {@link Wire}) instead of the C headers object. Returns a negative code, or
+     * the core's decision as {@link Wire} reads it: the wall-clock second (epoch) they were
+     * sent at (the time of the Date header the JDK records in the response headers), the
+     * framing, and the Content-length header written.
      */
     static native long sendResponseHeaders(long ex, int code, long len, byte[] hdrs, int hdrsLen);
+
+    /** tachy_exchange_reject: the core's reject response (the JDK's ServerImpl.reject
+     * bytes) for a request the core accepted and Java refuses; 0 or a code. */
+    static native int reject(long ex, int code, String message);
+
+    /* ---- wire-format checks (WireTest; jni/natives.c) ---------------------------------- */
+
+    /** b[0, len) decoded as pairs by jni/wire.h and encoded again; null if C refuses it. */
+    static native byte[] wireEcho(byte[] b, int len);
+
+    /** tachy_wire_result(second, framing, contentLength). */
+    static native long wireResult(long second, int framing, int contentLength);
+
+    /** C's tachy_response_framing values, then TACHY_WIRE_CL_NONE, _GIVEN, _ZERO. */
+    static native int[] wireFramings();
 
     static native int close(long ex);
 
@@ -144,9 +162,9 @@ final class Native {
 
     /**
      * The C handler of every context: one call per request. head[0, len) holds the request
-     * (the calling thread's reusable array: read during the call, never kept), see
-     * {@link TachyHttpExchange} for the layout. Returns 0, or -1 to have the connection closed
-     * without a response (what the JDK does when a handler throws).
+     * (the calling thread's reusable array: read during the call, never kept) in the format
+     * of jni/wire.h ({@link Wire}). Returns 0, or -1 to have the connection closed without a
+     * response (what the JDK does when a handler throws).
      */
     static int dispatch(int contextId, long ex, byte[] head, int len) {
         return TachyHttpServer.dispatch(contextId, ex, head, len);

@@ -4,6 +4,7 @@ import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpPrincipal;
+import dev.tachy.httpserver.internal.Wire;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -28,16 +29,16 @@ import java.util.Objects;
  * An {@link HttpExchange} over a C tachy_exchange.
  *
  * <p>The request arrives in one byte[] (the only upcall of the request; the connection
- * thread's reusable array, valid only during the upcall): NUL-terminated ISO-8859-1 fields
- * {@code method, uri, protocol, P}, P response header {@code name, value} pairs the core set
- * before the handler (HTTP/1.0 Connection), then {@code remote host, remote port, local host,
- * local port} and the request header {@code name, value} pairs until the end (jni/bridge.c,
- * head_build). The first part is read at once (the method and protocol as shared constants
- * when they are the usual ones); the second is copied and decoded only when the handler asks
- * for the request headers or an address, and the URI is parsed only when asked for when the
- * request-target is one java.net.URI certainly accepts ({@link #plainTarget}). The
- * response headers leave in one byte[] in {@link #sendResponseHeaders}. Body bytes cross with
- * array-region copies in read/write.
+ * thread's reusable array, valid only during the upcall) in the format of jni/wire.h, read
+ * with {@link Wire}: method, uri, protocol, the response headers the core set before the
+ * handler (HTTP/1.0 Connection), then the remote and local addresses and the request
+ * headers. The first part is read at once (the method and protocol as shared constants
+ * when they are the usual ones); the second is copied and decoded only when the handler
+ * asks for the request headers or an address, and the URI is parsed only when asked for
+ * when the request-target is one java.net.URI certainly accepts ({@link #plainTarget}).
+ * The response headers leave in one byte[] (the same format) in
+ * {@link #sendResponseHeaders}, whose result carries the core's framing decision. Body
+ * bytes cross with array-region copies in read/write.
  *
  * <p>The C exchange is freed by the core once it is closed and the handler has returned, so
  * {@link #handle} is cleared under this object's lock when the exchange is closed, and every
@@ -112,27 +113,26 @@ final class TachyHttpExchange extends HttpExchange {
     TachyHttpExchange(TachyHttpContext context, long handle, byte[] head, int len) {
         this.context = context;
         this.handle = handle;
-        int p = 0;
-        int e = end(head, p, len);
-        method = method(head, p, e - p);
-        p = e + 1;
-        e = end(head, p, len);
-        TachyHttpContext.Target target = context.target(head, p, e);
+        int n = Wire.length(head, 0);
+        method = method(head, 4, n);
+        int p = 4 + n;
+        n = Wire.length(head, p);
+        TachyHttpContext.Target target = context.target(head, p + 4, p + 4 + n);
         rawUri = target.text;
-        p = e + 1;
-        e = end(head, p, len);
-        protocol = protocol(head, p, e - p);
-        p = e + 1;
-        e = end(head, p, len);
-        int pairs = parseInt(head, p, e);
-        p = e + 1;
+        p += 4 + n;
+        n = Wire.length(head, p);
+        protocol = protocol(head, p + 4, n);
+        p += 4 + n;
+        int pairs = Wire.number(head, p);
+        p += 4;
         for (int i = 0; i < pairs; i++) { // what the core put in the response already
-            e = end(head, p, len);
-            String name = new String(head, p, e - p, StandardCharsets.ISO_8859_1);
-            p = e + 1;
-            e = end(head, p, len);
-            responseHeaders.add(name, new String(head, p, e - p, StandardCharsets.ISO_8859_1));
-            p = e + 1;
+            String name = Wire.string(head, p);
+            p = Wire.next(head, p);
+            responseHeaders.add(name, Wire.string(head, p));
+            p = Wire.next(head, p);
+        }
+        if (p > len) {
+            throw new IllegalArgumentException("malformed request head");
         }
         lazy = p < len ? Arrays.copyOfRange(head, p, len) : new byte[0];
         if (target.plain) {
@@ -147,29 +147,6 @@ final class TachyHttpExchange extends HttpExchange {
             uri = u;
             rejected = u == null;
         }
-    }
-
-    /** Index of the NUL ending the field that starts at p (len if there is none). */
-    private static int end(byte[] b, int p, int len) {
-        while (p < len && b[p] != 0) {
-            p++;
-        }
-        return p;
-    }
-
-    private static int parseInt(byte[] b, int s, int e) {
-        if (s >= e) {
-            throw new IllegalArgumentException("malformed request head");
-        }
-        int v = 0;
-        for (int i = s; i < e; i++) {
-            int d = b[i] - '0';
-            if (d < 0 || d > 9 || v > (Integer.MAX_VALUE - d) / 10) {
-                throw new IllegalArgumentException("malformed request head");
-            }
-            v = v * 10 + d;
-        }
-        return v;
     }
 
     private static boolean is(byte[] b, int s, String lit) {
@@ -281,61 +258,66 @@ final class TachyHttpExchange extends HttpExchange {
         return true;
     }
 
-    /** Start of the field after the one starting at p in the lazy part. */
-    private int next(int p) {
-        return end(lazy, p, lazy.length) + 1;
-    }
-
-    private String lazyString(int p) {
-        return new String(lazy, p, end(lazy, p, lazy.length) - p, StandardCharsets.ISO_8859_1);
-    }
-
-    /** The address whose host is the field at p, its port the next one. */
+    /** The address whose host is the string at p of the lazy part, its port the number
+     * after it. */
     private InetSocketAddress lazyAddress(int p) {
         if (p >= lazy.length) {
             return socketAddress("0.0.0.0", 0);
         }
-        int q = next(p);
-        int port = q < lazy.length ? parseInt(lazy, q, end(lazy, q, lazy.length)) : 0;
-        return socketAddress(lazyString(p), port);
+        return socketAddress(Wire.string(lazy, p), Wire.number(lazy, Wire.next(lazy, p)));
+    }
+
+    /** Where the local address starts in the lazy part (after the remote host and port). */
+    private int localAddressAt() {
+        return lazy.length == 0 ? 0 : Wire.next(lazy, 0) + 4;
     }
 
     private RequestHeaders decodeRequestHeaders() {
         RequestHeaders h = new RequestHeaders();
-        int p = next(next(next(next(0)))); // after the two addresses
         int n = lazy.length;
+        int p = n == 0 ? 0 : Wire.next(lazy, localAddressAt()) + 4; // after the two addresses
         while (p < n) {
-            String name = lazyString(p);
-            p = next(p);
-            String value = p < n ? lazyString(p) : "";
-            p = next(p);
-            h.addParsed(name, value);
+            String name = Wire.string(lazy, p);
+            p = Wire.next(lazy, p);
+            h.addParsed(name, Wire.string(lazy, p));
+            p = Wire.next(lazy, p);
         }
         h.lock();
         RequestHeaders won = (RequestHeaders) REQUEST_HEADERS.compareAndExchange(this, null, h);
         return won == null ? h : won;
     }
 
-    /** The JDK refuses (400) a request-target that java.net.URI does not accept. */
+    /**
+     * The JDK refuses (400) a request-target that java.net.URI does not accept. The core
+     * refuses before the upcall every target its check (uri_acceptable) knows URI refuses;
+     * a target it lets through that URI still refuses (a scheme starting with a digit,
+     * "1a://h/") is found here, and {@link #rejectBadRequest} has the core send
+     * its own 400 for it, so both answers are the same bytes.
+     */
     boolean rejected() {
         return rejected;
     }
 
-    /** Answers as the JDK's ServerImpl.reject does; returns the C handler's result. */
+    /**
+     * Answers as the JDK's ServerImpl.reject does, with the bytes the core sends when it
+     * refuses a target itself (tachy_exchange_reject): the two 400s are the same. Returns
+     * the C handler's result.
+     */
     int rejectBadRequest() {
-        byte[] body = "<h1>400 Bad Request</h1>URISyntaxException thrown"
-                .getBytes(StandardCharsets.ISO_8859_1);
-        try {
-            responseHeaders.set("Content-type", "text/html");
-            responseHeaders.set("Connection", "close");
-            sendResponseHeaders(400, body.length);
-            responseBody.write(body, 0, body.length);
-            close();
-            return 0;
-        } catch (IOException e) {
+        int rc;
+        synchronized (this) {
+            rc = handle == 0 ? Native.ECLOSED
+                    : Native.reject(handle, 400, "URISyntaxException thrown");
+        }
+        if (rc < 0) {
             invalidate();
             return -1;
         }
+        headersSent = true;
+        responseCode = 400;
+        responseBody.noBody = true;
+        close();
+        return 0;
     }
 
     /* ---- lifetime ------------------------------------------------------------------------ */
@@ -413,6 +395,15 @@ final class TachyHttpExchange extends HttpExchange {
     /** The C tachy_exchange (for the WebSocket upgrade); IOException once closed. */
     long nativeHandle() throws IOException {
         return live();
+    }
+
+    /** The tachy_exchange* of ex (unwrapping an HTTPS exchange), or 0 when tachy does not
+     * serve it: for dev.tachy.httpserver.internal.NativeAccess (the WebSocket upgrade). */
+    static long handleOf(HttpExchange ex) throws IOException {
+        if (ex instanceof TachyHttpsExchange) {
+            ex = ((TachyHttpsExchange) ex).inner();
+        }
+        return ex instanceof TachyHttpExchange ? ((TachyHttpExchange) ex).nativeHandle() : 0;
     }
 
     private synchronized long live() throws IOException {
@@ -510,7 +501,7 @@ final class TachyHttpExchange extends HttpExchange {
     public InetSocketAddress getLocalAddress() {
         InetSocketAddress a = localAddress;
         if (a == null) {
-            localAddress = a = lazyAddress(next(next(0)));
+            localAddress = a = lazyAddress(localAddressAt());
         }
         return a;
     }
@@ -553,48 +544,30 @@ final class TachyHttpExchange extends HttpExchange {
         return a;
     }
 
-    /**
-     * The JDK's framing (see HttpExchange.sendResponseHeaders): the C core writes the status
-     * line, Date and the framing headers; here the Headers object is updated the way the JDK
-     * updates it (Date, Content-length or Transfer-encoding set after sending) and, for a
-     * response without body, the exchange is closed as the JDK does.
-     */
-    /** Bytes of the array the last serialise returned that hold headers. */
-    private int serialisedLength;
-
-    /** The response body has a fixed length (sendResponseHeaders with len > 0). */
+    /** The response body has a fixed length (the core framed it with Content-length: N). */
     private volatile boolean fixedLength;
 
+    /**
+     * The JDK's framing (see HttpExchange.sendResponseHeaders) is decided by the C core, which
+     * writes the status line, Date and the framing header, and reports its decision in the
+     * result (jni/wire.h). Here the Headers object mirrors it the way the JDK updates it
+     * (Date, Content-length or Transfer-encoding set after sending) and, for a response
+     * without body, the exchange is closed as the JDK does.
+     */
     @Override
     public void sendResponseHeaders(int rCode, long contentLen) throws IOException {
         if (headersSent) {
             throw new IOException("headers already sent");
         }
-        boolean head = "HEAD".equals(method);
-        boolean informational = (rCode >= 100 && rCode < 200) || rCode == 204 || rCode == 304;
-        long len = informational ? -1 : contentLen;
-        boolean noContent;
-        long contentLength = -1; // the Content-length the JDK sets, -1 for none
-        boolean chunked = false;
-        if (head || rCode == 304) {
-            noContent = true;
-        } else if (len == 0) {
-            noContent = false;
-            chunked = !"HTTP/1.0".equalsIgnoreCase(protocol);
-        } else {
-            noContent = len == -1;
-            if (!informational) {
-                contentLength = noContent ? 0 : len;
-            }
-        }
-        fixedLength = !noContent && !chunked && len > 0;
-        byte[] hdrs = serialise(contentLength >= 0, chunked);
+        // Every header but Date (the core writes Date, and replaces the framing header it
+        // writes itself, as the JDK's set() does).
+        Wire.Writer hdrs = new Wire.Writer(256).pairs(responseHeaders, "Date");
         long r;
         synchronized (this) {
             if (handle == 0) {
                 throw new IOException("stream is closed");
             }
-            r = Native.sendResponseHeaders(handle, rCode, contentLen, hdrs, serialisedLength);
+            r = Native.sendResponseHeaders(handle, rCode, contentLen, hdrs.array(), hdrs.length());
         }
         if (r < 0) {
             int rc = (int) r;
@@ -606,71 +579,19 @@ final class TachyHttpExchange extends HttpExchange {
             }
             throw Native.ioException(rc);
         }
+        int framing = Wire.framing(r);
+        int cl = Wire.contentLength(r);
+        long contentLength = cl == Wire.CL_GIVEN ? contentLen : cl == Wire.CL_ZERO ? 0 : -1;
+        fixedLength = framing == Wire.FRAMING_FIXED;
         responseCode = rCode;
         headersSent = true;
         // Date, Content-length / Transfer-encoding: set as the JDK sets them, on first look.
-        responseHeaders.sent(r * 1000, contentLength, chunked); // r: the second the core sent at
-        if (noContent) {
+        responseHeaders.sent(Wire.second(r) * 1000, contentLength,
+                framing == Wire.FRAMING_CHUNKED);
+        if (framing == Wire.FRAMING_EMPTY) {
             responseBody.noBody = true;
             close();
         }
-    }
-
-    /**
-     * The response headers as 4-byte big-endian length + ISO-8859-1 bytes, name then value,
-     * for every pair (jni/natives.c, headers_load). Date is left out (the core writes it),
-     * and so are the framing headers the JDK overwrites in this response.
-     */
-    private byte[] serialise(boolean skipContentLength, boolean skipTransferEncoding) {
-        byte[] out = new byte[256];
-        int p = 0;
-        for (Map.Entry<String, List<String>> e : responseHeaders.entrySet()) {
-            String name = e.getKey();
-            // Keys are normalised by Headers ("Content-length"): exact comparisons suffice.
-            if (name.equals("Date")
-                    || (skipContentLength && name.equals("Content-length"))
-                    || (skipTransferEncoding && name.equals("Transfer-encoding"))) {
-                continue;
-            }
-            List<String> values = e.getValue();
-            if (values == null) {
-                continue;
-            }
-            int n = values.size();
-            if (n == 1) { // the usual case: no iterator
-                String v = values.get(0);
-                out = room(out, p, name, v);
-                p = put(out, p, name);
-                p = put(out, p, v == null ? "" : v);
-                continue;
-            }
-            for (String v : values) {
-                out = room(out, p, name, v);
-                p = put(out, p, name);
-                p = put(out, p, v == null ? "" : v);
-            }
-        }
-        serialisedLength = p;
-        return out;
-    }
-
-    /** out, or a larger copy of its first p bytes, with room for the pair name: v. */
-    private static byte[] room(byte[] out, int p, String name, String v) {
-        int need = p + 8 + name.length() + (v == null ? 0 : v.length());
-        return need <= out.length ? out : Arrays.copyOf(out, Math.max(need, out.length * 2));
-    }
-
-    @SuppressWarnings("deprecation")
-    private static int put(byte[] out, int p, String s) {
-        int n = s.length();
-        out[p] = (byte) (n >>> 24);
-        out[p + 1] = (byte) (n >>> 16);
-        out[p + 2] = (byte) (n >>> 8);
-        out[p + 3] = (byte) n;
-        // The low 8 bits of every char, as the JDK writes header bytes (one array copy for a
-        // Latin-1 string).
-        s.getBytes(0, n, out, p + 4);
-        return p + 4 + n;
     }
 
     /** The Date header value for the epoch millisecond at (cached per second). */

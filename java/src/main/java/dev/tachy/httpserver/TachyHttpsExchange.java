@@ -26,7 +26,7 @@ final class TachyHttpsExchange extends HttpsExchange {
         this.session = session;
     }
 
-    /** The wrapped exchange (NativeAccess: the WebSocket upgrade). */
+    /** The wrapped exchange (TachyHttpExchange.handleOf: the WebSocket upgrade). */
     TachyHttpExchange inner() {
         return x;
     }

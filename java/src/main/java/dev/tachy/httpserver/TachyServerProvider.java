@@ -35,7 +35,10 @@ public final class TachyServerProvider extends HttpServerProvider {
         }
     }
 
-    /** See {@link TachyHttpsServer}: TLS is not native yet. */
+    /**
+     * See {@link TachyHttpsServer}: native TLS (OpenSSL) when tachy can reach the key material
+     * and the configurator's settings map onto OpenSSL, else the JDK's HTTPS server.
+     */
     @Override
     public HttpsServer createHttpsServer(InetSocketAddress addr, int backlog) throws IOException {
         return new TachyHttpsServer(addr, backlog);

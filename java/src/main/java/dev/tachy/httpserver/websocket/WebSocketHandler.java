@@ -2,7 +2,7 @@ package dev.tachy.httpserver.websocket;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import dev.tachy.httpserver.NativeAccess;
+import dev.tachy.httpserver.internal.NativeAccess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
