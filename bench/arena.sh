@@ -11,6 +11,8 @@
 #             baseline/pipeline as constant plaintext)
 #   --build DIR   a tachy CMake build dir with examples/tachy-arena and tachy-fileserver
 #                 (default: configure and build a release build into bench/build/arena-tachy)
+#   --fs-before REV  also measure tachy-fileserver as it was at git revision REV
+#                 ("tachy-fs-before", built against the same libtachy)
 #   --jar PATH    the tachy provider jar for the Java twin (examples/httparena/java);
 #                 without one (java/target/tachy-httpserver-*.jar is tried) it is left out
 #
@@ -21,7 +23,7 @@
 set -euo pipefail
 BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH/.." && pwd)"
-ROUNDS=3 DURATION=3 PROFILES= SERVERS= BUILD= JAR= INSTALL=1
+ROUNDS=3 DURATION=3 PROFILES= SERVERS= BUILD= JAR= INSTALL=1 FS_BEFORE=
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) ROUNDS="$2"; shift ;;
@@ -30,6 +32,7 @@ while [ $# -gt 0 ]; do
     --servers) SERVERS="$2"; shift ;;
     --build) BUILD="$(cd "$2" && pwd)"; shift ;;
     --jar) JAR="$(readlink -f "$2")"; shift ;;
+    --fs-before) FS_BEFORE="$2"; shift ;;
     --no-install) INSTALL=0 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "arena.sh: unknown option $1" >&2; exit 2 ;;
@@ -61,6 +64,14 @@ fi
 WSLOAD="$WORK/wsload"
 if [ ! -x "$WSLOAD" ] || [ "$BENCH/wsload.c" -nt "$WSLOAD" ]; then
   cc -O2 -o "$WSLOAD" "$BENCH/wsload.c" -lpthread || WSLOAD=
+fi
+
+FS_BEFORE_BIN=
+if [ -n "$FS_BEFORE" ]; then
+  FS_BEFORE_BIN="$WORK/tachy-fileserver-$FS_BEFORE"
+  git -C "$ROOT" show "$FS_BEFORE:examples/fileserver.c" > "$WORK/fileserver-$FS_BEFORE.c"
+  cc -O2 -D_GNU_SOURCE -DTACHY_STATIC -I "$ROOT/native/include" -o "$FS_BEFORE_BIN" \
+    "$WORK/fileserver-$FS_BEFORE.c" "$BUILD/libtachy.a" -lz -lpthread -ldl
 fi
 
 STAMP="$(date -u +%Y%m%d-%H%M%S)"
@@ -100,6 +111,7 @@ ARGS=(--build "$BUILD" --out "$OUT" --rounds "$ROUNDS" --duration "$DURATION" --
 [ -n "$SERVERS" ] && ARGS+=(--servers "$SERVERS")
 [ -n "$WSLOAD" ] && ARGS+=(--wsload "$WSLOAD")
 [ -n "$JAVA_CMD" ] && ARGS+=(--java-cmd "$JAVA_CMD")
+[ -n "$FS_BEFORE_BIN" ] && ARGS+=(--fs-before "$FS_BEFORE_BIN")
 /usr/bin/python3 "$BENCH/lib/arena_bench.py" "${ARGS[@]}"
 echo "load average after: $(cat /proc/loadavg)" >> "$OUT/env.txt"
 say "results: $OUT/table.md and chart.png"

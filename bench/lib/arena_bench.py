@@ -316,6 +316,7 @@ def main():
     ap.add_argument("--servers", default="tachy-arena,tachy-fileserver,h2o,nginx,tachy-java")
     ap.add_argument("--java-cmd", default="", help="command line of the Java twin (a shell string)")
     ap.add_argument("--wsload", default="")
+    ap.add_argument("--fs-before", default="", help="another tachy-fileserver binary (an older revision)")
     ap.add_argument("--cert", required=True)
     ap.add_argument("--key", required=True)
     a = ap.parse_args()
@@ -347,6 +348,9 @@ def main():
         add("tachy-fileserver", "fs", [os.path.join(a.build, "examples", "tachy-fileserver"), "-p",
                                        str(base + 2), "-d", os.path.join(data, "static"), "-o", "none"],
             base + 2)
+    if a.fs_before:
+        add("tachy-fs-before", "fs", [a.fs_before, "-p", str(base + 7), "-d", os.path.join(data, "static"),
+                                      "-o", "none"], base + 7)
     if "h2o" in want:
         if shutil.which("h2o"):
             add("h2o", "h2o", ["h2o", "-c", h2o_conf(work, base + 3, data, h2root)], base + 3)
@@ -458,7 +462,8 @@ def write_chart(a, summary):
         log("no matplotlib: chart skipped")
         return
     names = sorted({s for by in summary.values() for s in by})
-    colors = {"tachy-arena": "#1f77b4", "tachy-fileserver": "#17becf", "h2o": "#d62728",
+    colors = {"tachy-arena": "#1f77b4", "tachy-fileserver": "#17becf", "tachy-fs-before": "#bcbd22",
+              "h2o": "#d62728",
               "nginx": "#2ca02c", "tachy-java": "#9467bd"}
     profs = list(summary)
     fig, ax = plt.subplots(figsize=(max(8, 1.3 * len(profs)), 5))
