@@ -480,7 +480,8 @@ static int h_baseline(tachy_exchange *ex, void *user) {
         return 0;
     }
     const char *q = tachy_exchange_request_query(ex);
-    int64_t sum = query_int(q, "a", 0) + query_int(q, "b", 0);
+    /* Unsigned: an overflowing sum wraps instead of being undefined. */
+    uint64_t sum = (uint64_t)query_int(q, "a", 0) + (uint64_t)query_int(q, "b", 0);
     if (strcmp(tachy_exchange_request_method(ex), "POST") == 0) {
         struct buf body = {0};
         if (read_body(ex, &body, 4096) < 0) {
@@ -490,11 +491,11 @@ static int h_baseline(tachy_exchange *ex, void *user) {
         }
         buf_add(&body, "", 1);
         if (!body.failed)
-            sum += strtoll(body.p, NULL, 10);
+            sum += (uint64_t)strtoll(body.p, NULL, 10);
         free(body.p);
     }
     char out[32];
-    snprintf(out, sizeof out, "%" PRId64, sum);
+    snprintf(out, sizeof out, "%" PRId64, (int64_t)sum);
     respond_text(ex, 200, out);
     return 0;
 }
@@ -523,9 +524,11 @@ static int h_json(tachy_exchange *ex, void *user) {
         if (i)
             buf_add(&out, ",", 1);
         buf_add(&out, it->json, it->len);
-        if (it->integral) {
-            buf_printf(&out, ",\"total\":%" PRId64 "}", it->price_i * it->qty_i * m);
-        } else {
+        int64_t pq, total;
+        if (it->integral && !__builtin_mul_overflow(it->price_i, it->qty_i, &pq) &&
+            !__builtin_mul_overflow(pq, m, &total)) {
+            buf_printf(&out, ",\"total\":%" PRId64 "}", total);
+        } else { /* fractional numbers, or beyond int64: in doubles, as a JSON client would */
             char num[40];
             format_double(it->price_d * it->qty_d * (double)m, num, sizeof num);
             buf_printf(&out, ",\"total\":%s}", num);
