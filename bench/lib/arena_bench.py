@@ -385,8 +385,9 @@ def main():
             if not cand:
                 continue
             log(f"{pname}: {prof['title']} - " + ", ".join(s["name"] for s in cand))
-            for s in cand:  # warm-up, unmeasured
-                measure(s, prof, 1, os.path.join(raw, f"{pname}-{s['name']}-warmup.txt"), wsload)
+            for s in cand:  # warm-up, unmeasured (the JVM gets longer: its JIT)
+                measure(s, prof, 5 if s["kind"] == "java" else 1,
+                        os.path.join(raw, f"{pname}-{s['name']}-warmup.txt"), wsload)
             for r in range(a.rounds):
                 for s in cand:
                     res = measure(s, prof, a.duration, os.path.join(raw, f"{pname}-{s['name']}-r{r}.txt"),
@@ -432,7 +433,7 @@ def write_table(a, summary, notes):
     lines = [f"# HttpArena profiles, local scale ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
              "",
              f"Server on core 0, load on core 1 (wrk -t1 / h2load -t1 / bench/wsload), {a.rounds} "
-             f"alternating rounds x {a.duration} s after a 1 s warm-up per server; median (min-max). "
+             f"alternating rounds x {a.duration} s after a warm-up per server and profile (1 s; 5 s for the JVM); median (min-max). "
              "CPU = server utime+stime per completed request. ×h2o / ×nginx: CPU ratio in the same "
              "round, median over rounds. The machine is shared with other engineers' jobs: absolute "
              "req/s moves from run to run, the same-round ratios much less.", "",

@@ -92,8 +92,9 @@ public final class TachyArena {
         http.start();
         System.out.println("dataset: " + items.size() + " items; static: " + staticDir);
         System.out.println("listening on http://" + bind + ":" + http.getAddress().getPort() + "/");
+        HttpsServer https = null;
         if (cert != null) {
-            HttpsServer https = HttpsServer.create(new InetSocketAddress(bind, tlsPort), 4096);
+            https = HttpsServer.create(new InetSocketAddress(bind, tlsPort), 4096);
             SSLContext ctx = sslContext(Path.of(cert), Path.of(key));
             https.setHttpsConfigurator(new HttpsConfigurator(ctx) {
                 @Override
@@ -113,7 +114,16 @@ public final class TachyArena {
             System.out.println("listening on https://" + bind + ":" + https.getAddress().getPort() + "/");
         }
         System.out.flush();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> http.stop(0)));
+        // SIGINT / SIGTERM: stop both servers and exit with status 0, as the C program does
+        // (halt: a JVM ended by a signal would otherwise report 128 + the signal).
+        final HttpsServer tls = https;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            http.stop(0);
+            if (tls != null) {
+                tls.stop(0);
+            }
+            Runtime.getRuntime().halt(0);
+        }));
     }
 
     static void routes(HttpServer s) {
