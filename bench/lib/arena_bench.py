@@ -308,7 +308,7 @@ http {{
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
+    ap.add_argument("--build", default="")
     ap.add_argument("--out", required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--duration", type=int, default=3)
@@ -317,9 +317,18 @@ def main():
     ap.add_argument("--java-cmd", default="", help="command line of the Java twin (a shell string)")
     ap.add_argument("--wsload", default="")
     ap.add_argument("--fs-before", default="", help="another tachy-fileserver binary (an older revision)")
-    ap.add_argument("--cert", required=True)
-    ap.add_argument("--key", required=True)
+    ap.add_argument("--cert", default="")
+    ap.add_argument("--key", default="")
+    ap.add_argument("--render", action="store_true",
+                    help="only re-render OUT/table.md and chart.png from OUT/results.json")
     a = ap.parse_args()
+    if a.render:
+        with open(os.path.join(a.out, "results.json")) as f:
+            saved = json.load(f)
+        a.rounds, a.duration = saved["rounds_n"], saved["duration"]
+        write_table(a, saved["summary"], saved["notes"])
+        write_chart(a, saved["summary"])
+        return 0
     signal.signal(signal.SIGTERM, stop_all)
     signal.signal(signal.SIGINT, stop_all)
     raw = os.path.join(a.out, "raw")
@@ -430,7 +439,7 @@ def fmt(x, f="{:.1f}"):
 
 
 def write_table(a, summary, notes):
-    lines = [f"# HttpArena profiles, local scale ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
+    lines = [f"# HttpArena profiles, local scale (run {os.path.basename(os.path.normpath(a.out))})",
              "",
              f"Server on core 0, load on core 1 (wrk -t1 / h2load -t1 / bench/wsload), {a.rounds} "
              f"alternating rounds x {a.duration} s after a warm-up per server and profile (1 s; 5 s for the JVM); median (min-max). "
@@ -448,6 +457,19 @@ def write_table(a, summary, notes):
                          f"{s['errors']} / {s['non2xx']} | "
                          f"{fmt(s['rss_load_kb'] / 1024 if s['rss_load_kb'] else None)} |")
     lines += ["", "Profiles:", ""] + [f"- **{p}**: {PROFILES[p]['title']}" for p in summary]
+    legend = {
+        "tachy-arena": "examples/httparena/tachy-arena.c (the HttpArena entry, C)",
+        "tachy-fileserver": "examples/fileserver.c (jwebserver's C twin) with the open-file cache, -o none",
+        "tachy-fs-before": "examples/fileserver.c at the revision given to --fs-before (before the cache), "
+                           "same libtachy, -o none",
+        "h2o": "Debian's h2o, num-threads 1, file.dir (baseline/pipeline: a small file)",
+        "nginx": "Debian's nginx, 1 worker, access_log off, sendfile on, no open_file_cache "
+                 "(baseline/pipeline: return 200)",
+        "tachy-java": "examples/httparena/java/TachyArena.java on the tachy provider jar "
+                      "(static files read per request, no cache)",
+    }
+    names = sorted({n for by in summary.values() for n in by})
+    lines += ["", "Servers:", ""] + [f"- **{n}**: {legend.get(n, n)}" for n in names]
     if notes:
         lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
     with open(os.path.join(a.out, "table.md"), "w") as f:
