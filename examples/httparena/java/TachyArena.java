@@ -63,6 +63,11 @@ public final class TachyArena {
     });
 
     public static void main(String[] args) throws Exception {
+        // The JDK keeps 200 idle keep-alive connections by default and closes the rest; the
+        // arena holds thousands open (the C program raises the same limit).
+        if (System.getProperty("sun.net.httpserver.maxIdleConnections") == null) {
+            System.setProperty("sun.net.httpserver.maxIdleConnections", "1000000");
+        }
         int port = 8080, tlsPort = 8081;
         String data = null, cert = null, key = null, bind = "0.0.0.0";
         for (int i = 0; i + 1 < args.length; i += 2) {
