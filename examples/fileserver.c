@@ -29,7 +29,7 @@
  * rules above and the cached file is compared with what it names (device, inode, size,
  * mtime, ctime), so a changed, replaced or removed file is served as it is on disk within
  * 1 s. Directories (redirects, index files, listings) and 404s are never cached. The
- * cache is bounded (4096 entries, 64 MiB in memory, 256 descriptors; least recently used
+ * cache is bounded (4096 entries, 64 MiB in memory, 64 descriptors; least recently used
  * first out).
  *
  * Startup prints jwebserver's lines plus "listening on http://ADDR:PORT/" for scripts.
@@ -880,7 +880,7 @@ int main(int argc, char **argv) {
 
     struct fc_limits lim = {.max_entries = 4096,
                             .max_bytes = (size_t)64 << 20,
-                            .max_fds = 256,
+                            .max_fds = 64, /* of the default 1024: leave room for sockets */
                             .small_max = (size_t)128 << 10,
                             .ttl_ms = 1000};
     fs.files = fc_create(&lim, http_date);
