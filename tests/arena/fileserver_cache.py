@@ -35,7 +35,7 @@ def get(port, path, method="GET"):
     return r.status, {k.lower(): v for k, v in r.getheaders()}, body
 
 
-def wait_for(port, path, pred, limit=1.5):
+def wait_for(port, path, pred, limit=2.0):
     """Seconds until pred(status, body) holds (polling every 20 ms), or None after limit."""
     t0 = time.monotonic()
     while time.monotonic() - t0 < limit:
@@ -85,8 +85,8 @@ def main():
         with open(small, "r+b") as f:
             f.write(b"HELLO")
         t = wait_for(port, "/small.txt", lambda s, b: b == b"HELLO, World!")
-        check(f"rewritten in place: new bytes after {t if t is None else round(t, 2)} s (<= 1.2)",
-              t is not None and t <= 1.2)
+        check(f"rewritten in place: new bytes after {t if t is None else round(t, 2)} s (<= 1.5: 1 s + request latency on a busy machine)",
+              t is not None and t <= 1.5)
         # replaced by rename with a same-size file and the old mtime (only inode/ctime differ)
         st = os.stat(small)
         tmp = os.path.join(root, ".new")
@@ -96,11 +96,11 @@ def main():
         os.replace(tmp, small)
         t = wait_for(port, "/small.txt", lambda s, b: b == b"hello, world?")
         check(f"replaced by rename, same size and mtime: new bytes after "
-              f"{t if t is None else round(t, 2)} s", t is not None and t <= 1.2)
+              f"{t if t is None else round(t, 2)} s", t is not None and t <= 1.5)
         # removed -> 404
         os.unlink(small)
         t = wait_for(port, "/small.txt", lambda s, b: s == 404)
-        check(f"removed: 404 after {t if t is None else round(t, 2)} s", t is not None and t <= 1.2)
+        check(f"removed: 404 after {t if t is None else round(t, 2)} s", t is not None and t <= 1.5)
         # a symbolic link in its place is refused like any symlink
         target = os.path.join(root, "big.bin")
         os.symlink(target, small)
@@ -115,8 +115,22 @@ def main():
         with open(big, "wb") as f:
             f.write(b"tiny")
         t = wait_for(port, "/big.bin", lambda s, b: b == b"tiny")
-        check("large cached file truncated and rewritten: new bytes within 1.2 s",
-              t is not None and t <= 1.2)
+        check("large cached file truncated and rewritten: new bytes within 1.5 s",
+              t is not None and t <= 1.5)
+        # bounded: 100 large files requested, at most 64 descriptors kept for them
+        fds0 = len(os.listdir(f"/proc/{proc.pid}/fd"))
+        os.mkdir(os.path.join(root, "many"))
+        blob = os.urandom(200 * 1024)
+        for i in range(100):
+            with open(os.path.join(root, "many", f"f{i}.bin"), "wb") as f:
+                f.write(blob[i:] + blob[:i])
+        bad = 0
+        for i in range(100):
+            s, h, b = get(port, f"/many/f{i}.bin")
+            bad += s != 200 or b != blob[i:] + blob[:i]
+        fds1 = len(os.listdir(f"/proc/{proc.pid}/fd"))
+        check(f"100 large files served right, descriptors {fds0} -> {fds1} (cache keeps <= 64)",
+              bad == 0 and fds1 - fds0 <= 64, f"{bad} bad")
         # a directory is never cached as a file
         os.mkdir(os.path.join(root, "d"))
         s, h, b = get(port, "/d/")
