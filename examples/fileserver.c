@@ -22,11 +22,11 @@
  * root, so neither a symlink nor a ".." can leave the root, even if the tree changes while
  * a request is being served.
  *
- * Regular files go through an open-file cache (httparena/filecache.h): a file requested
- * again within 1 s is answered without a system call for it - files up to 128 KiB from
- * memory, larger ones by sendfile from a descriptor kept open - with its Content-type,
- * Last-modified and length computed once. After 1 s the path is resolved again by the
- * rules above and the cached file is compared with what it names (device, inode, size,
+ * Regular files go through an open-file cache (httparena/filecache.h): for 1 s after it was
+ * last checked against the disk, a file is answered without a system call for it - files
+ * up to 128 KiB from memory, larger ones by sendfile from a descriptor kept open - with its
+ * Content-type, Last-modified and length computed once. After that the path is resolved again
+ * by the rules above and the cached file is compared with what it names (device, inode, size,
  * mtime, ctime), so a changed, replaced or removed file is served as it is on disk within
  * 1 s. Directories (redirects, index files, listings) and 404s are never cached. The
  * cache is bounded (4096 entries, 64 MiB in memory, 64 descriptors; least recently used
