@@ -14,16 +14,16 @@
 #include <unistd.h>
 
 struct node {
-    struct fc_entry pub; /* first: an fc_entry pointer is a node pointer */
-    atomic_int refs;     /* the table's reference (while linked) + each caller's */
-    struct node *hnext;  /* hash chain */
+    struct fc_entry pub;        /* first: an fc_entry pointer is a node pointer */
+    atomic_int refs;            /* the table's reference (while linked) + each caller's */
+    struct node *hnext;         /* hash chain */
     struct node *lprev, *lnext; /* LRU list, most recent first */
     uint64_t hash;
     char *key;
     size_t key_len;
     int64_t checked_ms; /* when the entry was last compared with the disk */
     int linked;
-    char *mem;          /* owned copy of the contents (pub.data) */
+    char *mem; /* owned copy of the contents (pub.data) */
 };
 
 struct fc_cache {

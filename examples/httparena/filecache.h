@@ -31,23 +31,23 @@ struct fc_cache;
 
 /* One cached file. Every field is read-only for users and valid until fc_release. */
 struct fc_entry {
-    int missing;         /* a negative entry: the file did not exist when checked     */
-    const char *data;    /* the whole contents when the file is small, else NULL        */
-    int fd;              /* an open descriptor (pread/sendfile) when data is NULL, or -1 */
-    int64_t size;        /* bytes                                                       */
-    struct stat st;      /* the stat the entry was built from                           */
-    const char *type;    /* Content-type given to fc_store (borrowed static string)     */
-    const char *aux;     /* the caller's string given to fc_store (copied), or NULL      */
+    int missing;            /* a negative entry: the file did not exist when checked     */
+    const char *data;       /* the whole contents when the file is small, else NULL        */
+    int fd;                 /* an open descriptor (pread/sendfile) when data is NULL, or -1 */
+    int64_t size;           /* bytes                                                       */
+    struct stat st;         /* the stat the entry was built from                           */
+    const char *type;       /* Content-type given to fc_store (borrowed static string)     */
+    const char *aux;        /* the caller's string given to fc_store (copied), or NULL      */
     char last_modified[48]; /* st_mtime formatted by the cache's date function          */
-    char size_text[24];  /* size in decimal, for Content-length                         */
+    char size_text[24];     /* size in decimal, for Content-length                         */
 };
 
 struct fc_limits {
-    size_t max_entries;  /* entries (including negative ones)                           */
-    size_t max_bytes;    /* bytes of file contents kept in memory                       */
-    size_t max_fds;      /* descriptors kept open for large files                       */
-    size_t small_max;    /* files up to this size are kept in memory                    */
-    long ttl_ms;         /* how long a check against the disk is trusted                */
+    size_t max_entries; /* entries (including negative ones)                           */
+    size_t max_bytes;   /* bytes of file contents kept in memory                       */
+    size_t max_fds;     /* descriptors kept open for large files                       */
+    size_t small_max;   /* files up to this size are kept in memory                    */
+    long ttl_ms;        /* how long a check against the disk is trusted                */
 };
 
 /* Creates a cache. fmt_date formats a file time for fc_entry.last_modified (called once

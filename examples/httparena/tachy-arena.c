@@ -264,8 +264,7 @@ static int dataset_parse(struct dataset *ds, const char *text, size_t len) {
         }
         if (!have_p || !have_q) {
             free(obj.p);
-            fprintf(stderr, "tachy-arena: dataset item %zu has no numeric price/quantity\n",
-                    ds->n);
+            fprintf(stderr, "tachy-arena: dataset item %zu has no numeric price/quantity\n", ds->n);
             return -1;
         }
         it.integral = ip && iq;
@@ -469,7 +468,7 @@ static int is_head_or_get(tachy_exchange *ex) {
 
 struct arena {
     struct dataset ds;
-    int staticfd;        /* O_DIRECTORY descriptor of DIR/static, or -1 */
+    int staticfd; /* O_DIRECTORY descriptor of DIR/static, or -1 */
     struct fc_cache *files;
 };
 
@@ -590,13 +589,13 @@ static int h_echo(tachy_exchange *ex, void *user) {
 static const char *static_type(const char *name) {
     static const struct {
         const char *ext, *type;
-    } t[] = {{".css", "text/css"},       {".js", "application/javascript"},
+    } t[] = {{".css", "text/css"},          {".js", "application/javascript"},
              {".json", "application/json"}, {".html", "text/html"},
-             {".htm", "text/html"},      {".svg", "image/svg+xml"},
-             {".webp", "image/webp"},    {".woff2", "font/woff2"},
-             {".woff", "font/woff"},     {".png", "image/png"},
-             {".jpg", "image/jpeg"},     {".txt", "text/plain"},
-             {".ico", "image/x-icon"},   {".wasm", "application/wasm"}};
+             {".htm", "text/html"},         {".svg", "image/svg+xml"},
+             {".webp", "image/webp"},       {".woff2", "font/woff2"},
+             {".woff", "font/woff"},        {".png", "image/png"},
+             {".jpg", "image/jpeg"},        {".txt", "text/plain"},
+             {".ico", "image/x-icon"},      {".wasm", "application/wasm"}};
     const char *dot = strrchr(name, '.');
     if (dot)
         for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
@@ -886,8 +885,9 @@ static int add_contexts(tachy_server *srv, struct arena *a) {
     static const struct {
         const char *path;
         tachy_handler_fn fn;
-    } routes[] = {{"/baseline11", h_baseline}, {"/pipeline", h_pipeline}, {"/json/", h_json},
-                  {"/upload", h_upload},       {"/echo", h_echo},         {"/static/", h_static},
+    } routes[] = {{"/baseline11", h_baseline}, {"/pipeline", h_pipeline},
+                  {"/json/", h_json},          {"/upload", h_upload},
+                  {"/echo", h_echo},           {"/static/", h_static},
                   {"/delay/", h_delay},        {"/ws", h_ws}};
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
         int rc = tachy_server_create_context(srv, routes[i].path, routes[i].fn, a, NULL);
