@@ -101,9 +101,9 @@ fi
 
 step "HttpArena entry: local validation of tachy-arena (C, then the Java twin) and the fileserver cache"
 # openssl makes the test certificate; python3-brotli adds .br twins to the static tree.
-for p in openssl:openssl python3-brotli:python3-brotli; do
-    dpkg-query -W -f='${Status}' "${p#*:}" 2>/dev/null | grep -q "install ok installed" ||
-        { [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${p#*:}" >/dev/null || true; }
+for p in openssl python3-brotli; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        { [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$p" >/dev/null || true; }
 done
 python3 tests/arena/validate.py build/release/examples/tachy-arena
 python3 tests/arena/fileserver_cache.py build/release/examples/tachy-fileserver
