@@ -7,6 +7,7 @@
 #   5. load smoke test: tachy-hello under curl, wrk and h2load --h1 -m 16, zero errors
 #   6. install check: pkg-config and find_package(tachy) users build and run
 #   7. tachy-fileserver against the JDK's jwebserver, same requests, same answers
+#   8. the HttpArena entry (tachy-arena, its Java twin) and the fileserver cache, validated
 # Installs what is missing (Debian 12) first. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -96,6 +97,23 @@ if [ -x tests/ws/run.sh ]; then
     # the npm `ws` client, installed next to its test (kept out of git)
     [ -d tests/ws/node_modules/ws ] || npm install --no-audit --no-fund --silent --prefix tests/ws ws >/dev/null
     TACHY_WS_REQUIRE_ALL=${TACHY_WS_REQUIRE_ALL:-1} tests/ws/run.sh build/release/examples/tachy-hello
+fi
+
+step "HttpArena entry: local validation of tachy-arena (C, then the Java twin) and the fileserver cache"
+# openssl makes the test certificate; python3-brotli adds .br twins to the static tree.
+for p in openssl python3-brotli; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        { [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$p" >/dev/null || true; }
+done
+python3 tests/arena/validate.py build/release/examples/tachy-arena
+python3 tests/arena/fileserver_cache.py build/release/examples/tachy-fileserver
+ARENA_JAR=$(ls java/target/tachy-httpserver-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -1 || true)
+if [ -n "$ARENA_JAR" ]; then
+    rm -rf build/arena-java && mkdir -p build/arena-java
+    javac -d build/arena-java -cp "$ARENA_JAR" examples/httparena/java/TachyArena.java
+    python3 tests/arena/validate.py java -cp "build/arena-java:$ARENA_JAR" TachyArena
+else
+    echo "skipped: the Java twin (no provider jar in java/target; the Maven step builds it)"
 fi
 
 echo
