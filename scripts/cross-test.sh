@@ -4,7 +4,9 @@
 #   1. the C suite (cmocka unit + socket tests) cross-built with Zig for each platform and run
 #      under ctest: natively (x86_64 glibc 2.17 build; x86_64 musl through Debian's musl
 #      loader) or under qemu-aarch64 (aarch64 glibc with Debian's arm64 libc, aarch64 musl);
-#   2. each shipped libtachy_jni.so (scripts/cross.sh's output) loaded by
+#   2. linux-aarch64 also on a real JVM: Debian's arm64 OpenJDK 17 under qemu-aarch64 runs
+#      the jar (java/target) and gets tachy's server from its linux-aarch64 library;
+#   3. each shipped libtachy_jni.so (scripts/cross.sh's output) loaded by
 #      tests/native-host/host.c built for the same platform: dlopen, JNI_OnLoad with a
 #      stand-in JNIEnv, RegisterNatives, and one real request on 127.0.0.1 through the natives.
 #
@@ -109,13 +111,14 @@ deps() { # deps PLATFORM TARGET: zlib (static + shared) and cmocka (static) for 
     mkdir -p "$d/shared"
     "$ZIG" cc -target "$t" -shared -Wl,-soname,libz.so.1 -o "$d/shared/libz.so.1" "${objs[@]}"
     cp "$ZLIB_SRC/zlib.h" "$ZLIB_SRC/zconf.h" "$d/include/"
-    "$ZIG" cc -target "$t" -O2 -fPIC -std=gnu99 -I"$CMOCKA_SRC/include" \
+    # _UINTPTR_T_DEFINED: cmocka.h otherwise guesses uintptr_t, wrongly for aarch64 musl
+    "$ZIG" cc -target "$t" -O2 -fPIC -std=gnu99 -D_UINTPTR_T_DEFINED -I"$CMOCKA_SRC/include" \
         -DHAVE_SIGNAL_H -DHAVE_STRINGS_H -DHAVE_INTTYPES_H -DHAVE_MALLOC_H -DHAVE_SIGLONGJMP \
         -DHAVE_STRSIGNAL -DHAVE_STRUCT_TIMESPEC -DHAVE_CLOCK_REALTIME -DHAVE_GCC_THREAD_LOCAL_STORAGE \
         -c "$CMOCKA_SRC/src/cmocka.c" -o "$d/obj/cmocka.o"
     "$ZIG" ar rcs "$d/lib/libcmocka.a" "$d/obj/cmocka.o"
     cp "$CMOCKA_SRC/include/cmocka.h" "$d/include/"
-    printf 'prefix=%s\nName: cmocka\nDescription: cmocka built for %s\nVersion: 1.1.5\nLibs: -L${prefix}/lib -lcmocka\nCflags: -I${prefix}/include\n' \
+    printf 'prefix=%s\nName: cmocka\nDescription: cmocka built for %s\nVersion: 1.1.5\nLibs: -L${prefix}/lib -lcmocka\nCflags: -D_UINTPTR_T_DEFINED -I${prefix}/include\n' \
         "$d" "$t" >"$d/lib/pkgconfig/cmocka.pc"
     touch "$d/ok"
 }
@@ -125,6 +128,27 @@ emulator() { # the command prefix that runs a PLATFORM binary here
         linux-aarch64*) command -v qemu-aarch64-static || command -v qemu-aarch64 ;;
         *) echo "" ;;
     esac
+}
+
+# Debian's arm64 OpenJDK 17, unpacked (not installed: installing a foreign-arch JDK would
+# register its java with update-alternatives on this host) into build/cross/arm64-jre.
+JAR=$ROOT/java/target/tachy-httpserver-0.1.0-SNAPSHOT.jar
+arm64_jvm_probe() {
+    local a=$ROOT/build/cross/arm64-jre j out
+    if [ ! -f "$a/ok" ]; then
+        rm -rf "$a" && mkdir -p "$a/debs"
+        (cd "$a/debs" && apt-get download -qq openjdk-17-jre-headless:arm64 libstdc++6:arm64 libgcc-s1:arm64 >/dev/null 2>&1) ||
+            { echo "cross-test: cannot download the arm64 JDK" >&2; return 1; }
+        for deb in "$a"/debs/*.deb; do dpkg -x "$deb" "$a/root"; done
+        touch "$a/ok"
+    fi
+    j=$(ls -d "$a"/root/usr/lib/jvm/java-17-openjdk-arm64)
+    echo "arm64 JVM: $(LD_LIBRARY_PATH=$a/root/usr/lib/aarch64-linux-gnu "$(emulator linux-aarch64)" "$j/bin/java" -version 2>&1 | sed -n 2p)"
+    out=$(LD_LIBRARY_PATH=$a/root/usr/lib/aarch64-linux-gnu timeout 300 "$(emulator linux-aarch64)" \
+        "$j/bin/java" -cp "$JAR:$ROOT/java/target/test-classes" dev.tachy.httpserver.FallbackProbe 2>&1) || true
+    echo "$out"
+    grep -qx "server=dev.tachy.httpserver.TachyHttpServer" <<<"$out" && grep -qx "body=fallback-ok" <<<"$out" &&
+        grep -qx "platform=linux-aarch64" <<<"$out"
 }
 
 summary=()
@@ -161,12 +185,22 @@ for p in "${PLATFORMS[@]}"; do
     cmake --build "$b" -j "$JOBS" --target "${tests[@]}" tachy-hello tachy-fileserver >"$b.build.log" 2>&1 ||
         { tail -50 "$b.build.log" >&2; exit 1; }
     t0=$(date +%s)
-    if (cd "$b" && ctest -j "$JOBS" --output-on-failure -E '^test_tls$'); then
-        c="C suite passed ($(( $(date +%s) - t0 )) s)"
+    c="C suite passed"
+    if [ -z "$emu" ]; then
+        (cd "$b" && ctest -j "$JOBS" --output-on-failure -E '^test_tls$') || c="C suite FAILED"
     else
-        c="C suite FAILED"
-        fail=1
+        # test_fileserver starts tachy-fileserver itself: an aarch64 program the kernel here
+        # cannot exec (no binfmt_misc in a container), so it gets a script that runs it
+        # under qemu; ctest's environment for it is fixed at configure time, so that one
+        # test runs outside ctest.
+        (cd "$b" && ctest -j "$JOBS" --output-on-failure -E '^test_(tls|fileserver)$') || c="C suite FAILED"
+        printf '#!/bin/sh\nexec %s %s "$@"\n' "$emu" "$b/examples/tachy-fileserver" >"$b/tachy-fileserver-qemu"
+        chmod +x "$b/tachy-fileserver-qemu"
+        echo "test_fileserver (tachy-fileserver under $emu):"
+        TACHY_FILESERVER=$b/tachy-fileserver-qemu timeout 300 "$emu" "$b/tests/test_fileserver" || c="C suite FAILED"
     fi
+    c="$c ($(( $(date +%s) - t0 )) s)"
+    case "$c" in *FAILED*) fail=1 ;; esac
     # the shipped JNI library, loaded by a host program of the same platform
     lib=$NATIVES/$p/libtachy_jni.so
     [ -f "$lib" ] || { scripts/cross.sh --out "$NATIVES" "$p"; }
@@ -181,6 +215,15 @@ for p in "${PLATFORMS[@]}"; do
     else
         j="JNI library FAILED"
         fail=1
+    fi
+    # a real JVM of the platform where Debian has one that runs here: arm64 OpenJDK 17 under
+    # qemu-aarch64 loads the jar's linux-aarch64 library and serves a request
+    if [ "$p" = linux-aarch64 ]; then
+        if [ -f "$JAR" ] && [ -d "$ROOT/java/target/test-classes" ]; then
+            if arm64_jvm_probe; then j="$j; arm64 JVM served a request"; else j="$j; arm64 JVM FAILED"; fail=1; fi
+        else
+            j="$j; arm64 JVM skipped (no $JAR / test classes: run mvn package first)"
+        fi
     fi
     summary+=("$p: $c; $j")
 done

@@ -36,5 +36,6 @@ public final class FallbackProbe {
         System.out.println("https=" + https.getClass().getName());
         System.out.println("native=" + TachyServerProvider.isNative());
         System.out.println("reason=" + TachyServerProvider.fallbackReason());
+        System.out.println("platform=" + NativeLoader.platform());
     }
 }
