@@ -16,7 +16,7 @@
 # use no symbol version newer than GLIBC_2.17. A violation fails the script.
 #
 # No zig (pip install ziglang): prints that only the host native can be packed and exits 0,
-# unless --require (or TACHY_CROSS_REQUIRED=1) is given, then exits 1.
+# unless --require (or TACHY_CROSS_REQUIRED=1|true) is given, then exits 1.
 #
 # Needs: cmake, a JDK (jni.h: JAVA_HOME, else the javac on PATH), the host's zlib and OpenSSL
 # headers (zlib1g-dev, libssl-dev; headers only: see below), readelf (binutils).
@@ -36,6 +36,7 @@ while [ $# -gt 0 ]; do
         *) echo "cross.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
+case "$REQUIRE" in 1|true) REQUIRE=1 ;; *) REQUIRE=0 ;; esac
 [ ${#PLATFORMS[@]} -gt 0 ] || PLATFORMS=(linux-x86_64 linux-aarch64 linux-x86_64-musl linux-aarch64-musl)
 JOBS=${JOBS:-2}
 
