@@ -63,6 +63,8 @@ if [ -z "$ZIG" ]; then
     fi
     echo "tachy: no zig (pip install ziglang): the cross natives (${PLATFORMS[*]}) are not built;"
     echo "tachy: the jar packs only the host's native library"
+    # none from an earlier build either: they would not match this tree
+    rm -rf "$OUT"
     exit 0
 fi
 export TACHY_ZIG=$ZIG
