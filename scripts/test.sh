@@ -7,7 +7,10 @@
 #   5. load smoke test: tachy-hello under curl, wrk and h2load --h1 -m 16, zero errors
 #   6. install check: pkg-config and find_package(tachy) users build and run
 #   7. tachy-fileserver against the JDK's jwebserver, same requests, same answers
-#   8. the HttpArena entry (tachy-arena, its Java twin) and the fileserver cache, validated
+#   8. the Java provider (its jar with the four cross-built natives, reproducible), the Java
+#      demo, the compat tests, examples/maven-consumer; on JDK 17 (and JDK 25 if present)
+#   9. the C suite and each shipped JNI library on aarch64 (qemu) and musl (cross-test.sh)
+#  10. the HttpArena entry (tachy-arena, its Java twin) and the fileserver cache, validated
 # Installs what is missing (Debian 12) first. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,8 +85,39 @@ if [ -f pom.xml ]; then
             [ -x "$j/bin/java" ] && JDK25=$j && break
         done
     fi
+    # Zig (PyPI) cross-builds the jar's four natives (scripts/cross.sh, run by the java
+    # module's build); CI requires all four.
+    if ! python3 -c 'import ziglang' 2>/dev/null; then
+        if ! python3 -m pip --version >/dev/null 2>&1; then
+            as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+            as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
+        fi
+        python3 -m pip install -q ziglang 2>/dev/null ||
+            python3 -m pip install -q --break-system-packages ziglang
+    fi
     step "Java provider, Java demo and compat tests (JDK provider, then tachy) on JDK 17"
-    JAVA_HOME=$JDK17 mvn -B -ntp package
+    # install: examples/maven-consumer resolves tachy-httpserver from the local repository
+    JAVA_HOME=$JDK17 mvn -B -ntp install -Dtachy.cross.require=true
+
+    step "the jar: four natives (GLIBC_2.17 / musl), reproducible, -sources/-javadoc installed"
+    JAR=java/target/tachy-httpserver-0.1.0-SNAPSHOT.jar
+    for p in linux-x86_64 linux-aarch64 linux-x86_64-musl linux-aarch64-musl; do
+        "$JDK17/bin/jar" tf "$JAR" | grep -qx "META-INF/native/$p/libtachy_jni.so" ||
+            { echo "the jar has no $p native"; exit 1; }
+    done
+    ls "$HOME"/.m2/repository/dev/tachy/tachy-httpserver/0.1.0-SNAPSHOT/tachy-httpserver-0.1.0-SNAPSHOT-{sources,javadoc}.jar >/dev/null
+    before=$(sha256sum "$JAR" | cut -d' ' -f1)
+    rm "$JAR"
+    JAVA_HOME=$JDK17 mvn -B -ntp -q -pl java jar:jar
+    after=$(sha256sum "$JAR" | cut -d' ' -f1)
+    [ "$before" = "$after" ] || { echo "the jar is not reproducible ($before, then $after)"; exit 1; }
+    echo "jar: four natives, same bytes when packed again ($after)"
+
+    step "examples/maven-consumer against the installed artifact"
+    JAVA_HOME=$JDK17 mvn -B -ntp -f examples/maven-consumer/pom.xml test
+
+    step "the cross-built natives on their own architecture and libc (qemu-aarch64, musl)"
+    scripts/cross-test.sh --natives java/target/natives
     if [ -n "$JDK25" ]; then
         step "Java provider, Java demo and compat tests (JDK provider, then tachy) on JDK 25"
         JAVA_HOME=$JDK25 mvn -B -ntp package -Dtachy.native.skip=true

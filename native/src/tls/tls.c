@@ -122,18 +122,34 @@ static struct {
 
 static pthread_once_t ossl_once = PTHREAD_ONCE_INIT;
 static int ossl_rc = TACHY_ETLS;
-static char ossl_error[256];
+static char ossl_error[512];
 
 static void ossl_load(void) {
 #define TACHY__STR2(x) #x
 #define TACHY__STR(x) TACHY__STR2(x)
-    const char *name = "libssl.so." TACHY__STR(OPENSSL_SHLIB_VERSION);
-    /* RTLD_NODELETE: a pointer resolved here stays valid for the life of the process. */
-    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (!h) {
-        snprintf(ossl_error, sizeof ossl_error, "cannot load %s: %s", name, dlerror());
-        return;
+    /* The libssl of the headers this file was compiled with first, then OpenSSL 1.1.1's
+     * (RHEL 8, Ubuntu 20.04, Amazon Linux 2): every function in TACHY_OPENSSL_FNS exists
+     * in 1.1.1 with the same ABI on LP64 targets (SSL_CTX_set_options' unsigned long of
+     * 1.1.1 and uint64_t of 3.x are both 64 bits there). */
+    static const char *const names[] = {"libssl.so." TACHY__STR(OPENSSL_SHLIB_VERSION),
+                                        "libssl.so.1.1"};
+    const char *name = NULL;
+    void *h = NULL;
+    size_t off = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !h; i++) {
+        if (i > 0 && strcmp(names[i], names[0]) == 0)
+            continue;
+        name = names[i];
+        /* RTLD_NODELETE: a pointer resolved here stays valid for the life of the process. */
+        h = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        if (!h && off < sizeof ossl_error) {
+            int n = snprintf(ossl_error + off, sizeof ossl_error - off, "%scannot load %s: %s",
+                             off ? "; " : "", name, dlerror());
+            off += n > 0 ? (size_t)n : 0;
+        }
     }
+    if (!h)
+        return;
 #define X(f)                                                                                       \
     if (!(*(void **)&ossl.f = dlsym(h, #f))) {                                                     \
         snprintf(ossl_error, sizeof ossl_error, "%s has no %s", name, #f);                          \

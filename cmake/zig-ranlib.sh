@@ -1,0 +1,6 @@
+#!/bin/sh
+# zig ranlib for cmake/zig-toolchain.cmake (CMake wants a single file for CMAKE_RANLIB).
+# TACHY_ZIG names the zig executable; else the ziglang Python package's, else zig on PATH.
+if [ -n "${TACHY_ZIG:-}" ]; then exec "$TACHY_ZIG" ranlib "$@"; fi
+if python3 -c 'import ziglang' 2>/dev/null; then exec python3 -m ziglang ranlib "$@"; fi
+exec zig ranlib "$@"
