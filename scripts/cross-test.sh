@@ -71,8 +71,12 @@ if [ ${#missing[@]} -gt 0 ] || [ $need_src = 1 ]; then
         as_root dpkg --add-architecture arm64
     fi
     if [ $need_src = 1 ] && ! grep -rqs '^Types: deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-        printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
-            as_root tee /etc/apt/sources.list.d/tachy-deb-src.sources >/dev/null
+        # The machine's own archive entries, as source entries (deb822 or one-line form).
+        { for f in /etc/apt/sources.list.d/*.sources; do
+              [ -f "$f" ] && sed -n 's/^Types: deb$/Types: deb-src/; /^#/d; p' "$f" && echo; done
+          [ -f /etc/apt/sources.list ] && grep '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' >/tmp/tachy-deb-src.list || true
+        } | as_root tee /etc/apt/sources.list.d/tachy-deb-src.sources >/dev/null
+        [ -s /tmp/tachy-deb-src.list ] && as_root cp /tmp/tachy-deb-src.list /etc/apt/sources.list.d/tachy-deb-src.list || true
     fi
     echo "tachy: installing ${missing[*]:-} (and the apt lists for arm64 / sources)" >&2
     as_root apt-get update -qq
