@@ -135,8 +135,11 @@ static char *expand(const char *tpl, size_t *len, int *append) {
 
 enum { CLOSE_AFTER = 1, KEEP_OPEN = 0 };
 /* Bad chunk framing is found while the handler reads the body, after the request was
- * dispatched: the handler's read fails and the connection is closed, with the handler's
- * 400 or (today, because the core closes a connection whose body failed) no response. */
+ * dispatched: the handler's read fails and the connection is closed after the exchange.
+ * The handler answers 400, but today only its head reaches the client: a failed body read
+ * marks the whole exchange failed (exchange.c fail()), so the write of the response body
+ * is refused with TACHY_EIO and the 400 arrives cut short. Accepted here: a 400 (complete
+ * or cut), or no response, then the close; never the hidden request. */
 #define BODY_ERROR (-400)
 
 /*
@@ -167,9 +170,12 @@ static void smuggle(const char *name, const char *tpl, int status, const char *b
            r.status == 100)
         ts_response_free(&r);
     if (got != 0) {
-        /* BODY_ERROR: the connection may close without a response */
+        /* BODY_ERROR: no response, or a 400 whose body was cut (see above) */
         if (status != BODY_ERROR)
             fail_msg("%s: no response", name);
+        if (r.head && r.status != 400)
+            fail_msg("%s: expected 400, got \"%s\" (cut short)", name, r.status_line);
+        ts_response_free(&r);
     } else {
         if (r.status != (status == BODY_ERROR ? 400 : status))
             fail_msg("%s: expected %d, got \"%s\"", name, status, r.status_line);
