@@ -7,6 +7,9 @@
 #   5. load smoke test: tachy-hello under curl, wrk and h2load --h1 -m 16, zero errors
 #   6. install check: pkg-config and find_package(tachy) users build and run
 #   7. tachy-fileserver against the JDK's jwebserver, same requests, same answers
+#   8. the Java provider, demo and compat suite (JDK 17, and JDK 25 when present)
+#   9. libFuzzer harnesses (20 s each), Autobahn|Testsuite against the C and Java /ws,
+#      the jdk-tests.sh selftest
 # Installs what is missing (Debian 12) first. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,6 +93,13 @@ if [ -f pom.xml ]; then
         step "JDK 25: skipped (no JDK 25 under /usr/lib/jvm; set JDK25=...)"
     fi
 fi
+
+step "fuzzers (short runs), Autobahn|Testsuite (C and Java /ws), jdk-tests.sh selftest"
+# About 5 minutes: fuzz build ~40 s + 5 x 20 s, Autobahn ~40 s per server, selftest ~40 s.
+# Each installs what it needs (clang-14 + libclang-rt-14-dev, kosoku in a venv, jtreg7).
+scripts/fuzz.sh "${TACHY_FUZZ_SECONDS:-20}"
+TACHY_AUTOBAHN_REQUIRE_ALL=1 TACHY_HELLO=build/release/examples/tachy-hello tests/autobahn/run.sh --ci
+JAVA_HOME=${JDK17:-/usr/lib/jvm/java-17-openjdk-amd64} tests/jdk-tests-selftest/run.sh
 
 if [ -x tests/ws/run.sh ]; then
     step "WebSocket conformance and real clients against tachy-hello /ws"
