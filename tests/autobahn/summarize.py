@@ -99,10 +99,11 @@ def main():
             for cid in sorted(by[k], key=case_key):
                 c = cases[cid]
                 why = (c.get("result") or "").strip().replace("\n", " ")
-                if c.get("behaviorClose") not in ("OK", "INFORMATIONAL", None):
+                if k != "tool error" and c.get("behaviorClose") not in ("OK", "INFORMATIONAL", None):
                     why += f" (close: {c.get('behaviorClose')}: {c.get('resultClose', '')})"
                 print(f"    {cid}: {why[:200]}")
-                md.append(f"- {cid}: {c.get('description', '').strip()[:120]} -> {why[:200]}")
+                desc = c.get("description", "").strip()[:120] or "(kosoku did not start the case)"
+                md.append(f"- {cid}: {desc} -> {why[:200]}")
             md.append("")
     passed = total["ok"] + total["non-strict"] + total["informational"]
     failed = total["failed"] + total["unimplemented"]
