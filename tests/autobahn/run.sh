@@ -63,11 +63,25 @@ if [ ! -x "$KOSOKU" ]; then
     "$PY" -m venv "$OUT/venv" >/dev/null 2>&1 || {
         # Debian's python3 needs python3-venv for ensurepip
         [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-        "$PY" -m venv "$OUT/venv"
+        "$PY" -m venv --clear "$OUT/venv"
     }
     "$OUT/venv/bin/pip" install -q "kosoku==$KOSOKU_VERSION" ||
         { echo "run.sh: pip install kosoku failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
+
+# How many cases the selection names (kosoku's own index, its include/exclude globs), so a
+# run that stops early cannot pass on the cases it did report.
+EXPECT=$("$OUT/venv/bin/python" - "${SEL[@]}" <<'PY'
+import fnmatch, sys
+import kosoku.cases as c
+inc, exc, a = [], [], sys.argv[1:]
+for flag, glob in zip(a[::2], a[1::2]):
+    (inc if flag == "-i" else exc).append(glob)
+ids = [i for i in c.CASES if (not inc or any(fnmatch.fnmatchcase(i, g) for g in inc))
+       and not any(fnmatch.fnmatchcase(i, g) for g in exc)]
+print(len(ids))
+PY
+) || EXPECT=0
 
 PIDS=()
 cleanup() {
@@ -136,7 +150,7 @@ for s in "${SERVERS[@]}"; do
     RUNS+=("$s=$OUT/$s")
 done
 
-MD=(--note "kosoku $KOSOKU_VERSION (the Autobahn|Testsuite case files run natively), mode --$MODE, $(date -u +%Y-%m-%d).")
+MD=(--expect "$EXPECT" --note "kosoku $KOSOKU_VERSION (the Autobahn|Testsuite case files run natively), mode --$MODE, $(date -u +%Y-%m-%d).")
 [ -n "${TACHY_AUTOBAHN_SUMMARY:-}" ] && MD+=(--markdown "$TACHY_AUTOBAHN_SUMMARY")
 if [ ${#RUNS[@]} -gt 0 ]; then
     python3 "$HERE/summarize.py" "${MD[@]}" "${RUNS[@]}" | tee "$OUT/summary.txt"

@@ -65,6 +65,8 @@ def main():
     ap.add_argument("--markdown")
     ap.add_argument("--title", default="Autobahn|Testsuite (kosoku)")
     ap.add_argument("--note", action="append", default=[])
+    ap.add_argument("--expect", type=int, default=0,
+                    help="cases each run must have reported (fewer: the missing ones fail)")
     ap.add_argument("runs", nargs="+")
     args = ap.parse_args()
 
@@ -81,6 +83,10 @@ def main():
         for cid, c in cases.items():
             by[classify(c)].append(cid)
         counts = {k: len(by[k]) for k in ORDER}
+        if args.expect and len(cases) < args.expect:
+            print(f"{name}: only {len(cases)} of the {args.expect} selected cases reported")
+            md.append(f"{name}: only {len(cases)} of the {args.expect} selected cases reported.")
+            total["failed"] += args.expect - len(cases)
         total.update(counts)
         sections = sorted({cid.split(".")[0] for cid in cases}, key=int)
         line = ", ".join(f"{counts[k]} {k}" for k in ORDER)
