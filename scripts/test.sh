@@ -11,6 +11,8 @@
 #      demo, the compat tests, examples/maven-consumer; on JDK 17 (and JDK 25 if present)
 #   9. the C suite and each shipped JNI library on aarch64 (qemu) and musl (cross-test.sh)
 #  10. the HttpArena entry (tachy-arena, its Java twin) and the fileserver cache, validated
+#  11. libFuzzer harnesses (20 s each), Autobahn|Testsuite against the C and Java /ws,
+#      the jdk-tests.sh selftest
 # Installs what is missing (Debian 12) first. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -125,6 +127,14 @@ if [ -f pom.xml ]; then
         step "JDK 25: skipped (no JDK 25 under /usr/lib/jvm; set JDK25=...)"
     fi
 fi
+
+step "fuzzers (short runs), Autobahn|Testsuite (C and Java /ws), jdk-tests.sh selftest"
+# About 5 minutes (measured 288 s): fuzz build ~80 s + 5 x 22 s, Autobahn ~50 s for both
+# servers, jdk-tests selftest ~45 s.
+# Each installs what it needs (clang-14 + libclang-rt-14-dev, kosoku in a venv, jtreg7).
+scripts/fuzz.sh "${TACHY_FUZZ_SECONDS:-20}"
+TACHY_AUTOBAHN_REQUIRE_ALL=1 TACHY_HELLO=build/release/examples/tachy-hello tests/autobahn/run.sh --ci
+JAVA_HOME=${JDK17:-/usr/lib/jvm/java-17-openjdk-amd64} tests/jdk-tests-selftest/run.sh
 
 if [ -x tests/ws/run.sh ]; then
     step "WebSocket conformance and real clients against tachy-hello /ws"
