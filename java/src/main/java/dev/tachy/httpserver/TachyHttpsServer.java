@@ -292,7 +292,7 @@ public final class TachyHttpsServer extends HttpsServer {
             throw x;
         }
         if (configurator != null) {
-            j.setHttpsConfigurator(configurator);
+            j.setHttpsConfigurator(TachyTls.enforcing(configurator));
         }
         j.setExecutor(executor);
         for (TachyHttpContext c : contexts) {
