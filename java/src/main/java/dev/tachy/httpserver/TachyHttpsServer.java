@@ -49,8 +49,8 @@ import javax.net.ssl.X509KeyManager;
  *     authenticator and attributes as they are at start); from then on every call goes to
  *     the JDK's server. Its configurator is {@link TachyTls#enforcing}: for every
  *     connection it calls the user's configure() and hands the JDK the resulting
- *     SSLParameters, so a legacy {@code setNeedClientAuth(true)} is honoured (the JDK's own
- *     legacy path resets it with the following setWantClientAuth(false)).
+ *     SSLParameters, so a legacy {@code setNeedClientAuth(true)} is honoured (JDK 17's own
+ *     legacy path resets it with the following setWantClientAuth(false); JDK 25's does not).
  *     {@link #isNative()} / {@link #fallbackReason()} say which serves.
  * </ul>
  *

@@ -244,10 +244,10 @@ public final class TachyTls {
      * with one correction: configure() is called with fresh HttpsParameters, and if it called
      * setSSLParameters those parameters alone are applied; otherwise the legacy setters are
      * (cipher suites and protocols, each ignored if the engine refuses them, as the JDK does).
-     * The JDK applies the legacy needClientAuth and then wantClientAuth, so a configure() that
+     * JDK 17 applies the legacy needClientAuth and then wantClientAuth, so a configure() that
      * calls only {@code setNeedClientAuth(true)} gets no client authentication at all (the
-     * second call resets the first); tachy applies wantClientAuth first, so need wins and a
-     * client without a certificate is refused.
+     * second call resets the first); JDK 25 honours it. tachy applies wantClientAuth first,
+     * so need wins and a client without a certificate is refused, on every version.
      */
     static Settings settings(HttpsConfigurator cfg, InetSocketAddress client) {
         SSLEngine engine = engine(cfg, client);
