@@ -4,8 +4,10 @@
  *
  * Threads (the JNA model): the core calls tachy_jni__thread_start on every thread of its
  * pool as it starts (the workers accept, read and run handlers; there is no acceptor thread);
- * the thread is attached there, once, as a daemon Java thread named after the core's name
- * ("tachy-conn-3"), and detached in tachy_jni__thread_stop just before it exits. A pthread key destructor detaches any thread that got attached another
+ * the thread is attached there, once, as a Java thread named after the core's name
+ * ("tachy-conn-3") - a daemon thread when the server has an executor, a non-daemon one when
+ * handlers run on it (as the JDK's dispatcher thread is: tachy_jni_server.daemon_threads) -
+ * and detached in tachy_jni__thread_stop just before it exits. A pthread key destructor detaches any thread that got attached another
  * way (a log call from a thread the hooks did not see) when it exits.
  *
  * Upcalls: Native.dispatch (per request) and Native.log. Native.log runs inside
@@ -46,8 +48,9 @@ static void detach_at_exit(void *value) {
     }
 }
 
-/* The JNIEnv of the calling thread, attaching it (daemon, named) if needed; NULL on failure. */
-static JNIEnv *env_attach(const char *name) {
+/* The JNIEnv of the calling thread, attaching it (named; a daemon thread if daemon) if
+ * needed; NULL on failure. */
+static JNIEnv *env_attach(const char *name, int daemon) {
     JNIEnv *env = NULL;
     if (g_vm == NULL) {
         return NULL;
@@ -70,7 +73,9 @@ static JNIEnv *env_attach(const char *name) {
         snprintf(tname, sizeof tname, "tachy-%s", name);
     }
     JavaVMAttachArgs args = {TACHY_JNI_VERSION, tname, NULL};
-    if ((*g_vm)->AttachCurrentThreadAsDaemon(g_vm, (void **)&env, &args) != JNI_OK) {
+    jint arc = daemon ? (*g_vm)->AttachCurrentThreadAsDaemon(g_vm, (void **)&env, &args)
+                      : (*g_vm)->AttachCurrentThread(g_vm, (void **)&env, &args);
+    if (arc != JNI_OK) {
         return NULL;
     }
     if (g_attach_key_ok) {
@@ -80,8 +85,8 @@ static JNIEnv *env_attach(const char *name) {
 }
 
 void tachy_jni__thread_start(void *user, const char *name) {
-    (void)user;
-    (void)env_attach(name);
+    const tachy_jni_server *js = user;
+    (void)env_attach(name, js == NULL || js->daemon_threads);
 }
 
 void tachy_jni__thread_stop(void *user) {
@@ -104,7 +109,7 @@ void tachy_jni__log(void *user, int level, const char *message) {
     if (js == NULL || js->log_min <= 0 || level < js->log_min || message == NULL) {
         return;
     }
-    JNIEnv *env = env_attach("log");
+    JNIEnv *env = env_attach("log", 1);
     if (env == NULL || (*env)->PushLocalFrame(env, 2) != 0) {
         return;
     }
@@ -225,7 +230,7 @@ static void head_build(tachy_wire_buf *b, tachy_exchange *ex) {
 
 int tachy_jni__dispatch(tachy_exchange *ex, void *user) {
     jint id = (jint)(intptr_t)user;
-    JNIEnv *env = env_attach("handler");
+    JNIEnv *env = env_attach("handler", 1);
     if (env == NULL) {
         return -1;
     }

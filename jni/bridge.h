@@ -40,6 +40,12 @@ enum {
 /* Per-server state owned by the bridge, reachable through tachy_options.log_user. */
 typedef struct tachy_jni_server {
     int log_min; /* lowest tachy_log_level forwarded to Java; 0 = none */
+    /* 1: pool threads attach as daemon Java threads; 0: as non-daemon threads (the server
+     * has no executor, so handlers run on them, and the JDK runs such handlers on its
+     * non-daemon dispatcher thread). Written by Native.serverStart before
+     * tachy_server_start, read by pool threads (created after it) in the thread-start hook,
+     * which gets this struct as thread_hook_user. */
+    int daemon_threads;
 } tachy_jni_server;
 
 /* The C handler of every Java-backed context: user is the context id (an int). */

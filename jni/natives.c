@@ -100,7 +100,8 @@ static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) 
     js->log_min = v[TACHY_JNI_OPT_LOG_LEVEL] == OPT_DEFAULT ? 0 : (int)v[TACHY_JNI_OPT_LOG_LEVEL];
     o.on_thread_start = tachy_jni__thread_start;
     o.on_thread_stop = tachy_jni__thread_stop;
-    o.thread_hook_user = NULL;
+    js->daemon_threads = 1;
+    o.thread_hook_user = js;
     o.log = js->log_min > 0 ? tachy_jni__log : NULL;
     o.log_user = js;
     tachy_server *srv = NULL;
@@ -129,10 +130,16 @@ static jint JNICALL n_server_bind(JNIEnv *env, jclass cls, jlong srv, jstring jh
     return rc;
 }
 
-static jint JNICALL n_server_start(JNIEnv *env, jclass cls, jlong srv) {
+/* daemon: whether the pool threads attach as daemon Java threads (see tachy_jni_server). */
+static jint JNICALL n_server_start(JNIEnv *env, jclass cls, jlong srv, jboolean daemon) {
     (void)env;
     (void)cls;
-    return tachy_server_start(PTR(tachy_server, srv));
+    tachy_server *s = PTR(tachy_server, srv);
+    const tachy_options *o = s != NULL ? tachy_server_options(s) : NULL;
+    if (o != NULL && o->thread_hook_user != NULL) {
+        ((tachy_jni_server *)o->thread_hook_user)->daemon_threads = daemon ? 1 : 0;
+    }
+    return tachy_server_start(s);
 }
 
 static jint JNICALL n_server_stop(JNIEnv *env, jclass cls, jlong srv, jint delay) {
@@ -410,7 +417,7 @@ static const JNINativeMethod k_methods[] = {
     M("jdkProvider", "()Ljava/lang/Object;", n_jdk_provider),
     M("serverCreate", "([J)J", n_server_create),
     M("serverBind", "(JLjava/lang/String;II)I", n_server_bind),
-    M("serverStart", "(J)I", n_server_start),
+    M("serverStart", "(JZ)I", n_server_start),
     M("serverStop", "(JI)I", n_server_stop),
     M("serverDestroy", "(J)V", n_server_destroy),
     M("serverHost", "(J)Ljava/lang/String;", n_server_host),

@@ -324,6 +324,52 @@ static void test_empty_uri_path_matches_no_context(void **state) {
     }
 }
 
+/* Answers 200 with the request URI as the body. */
+static int uri_echo(tachy_exchange *ex, void *user) {
+    (void)user;
+    const char *u = tachy_exchange_request_uri(ex);
+    tachy_exchange_send_response_headers(ex, 200, (long)strlen(u));
+    tachy_exchange_write(ex, u, strlen(u));
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static void test_brackets_allowed_in_query_and_fragment_only(void **state) {
+    (void)state;
+    /* java.net.URI counts '[' and ']' among the reserved characters of a query or a
+     * fragment, and refuses them in the path (outside an IPv6 host): the JDK answers
+     * 200 for the first four and 400 for the rest. */
+    tachy_server *s = ts_server(NULL);
+    tachy_server_create_context(s, "/", uri_echo, NULL, NULL);
+    int p = ts_start(s);
+    const char *ok[] = {"/a?x=[1]", "/a#[x]", "/a?q#f[1]]", "/a?[]#[]", "http://[::1]/a?x=[2]"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        int fd = ts_connect(p);
+        char req[128];
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nConnection: close\r\n\r\n", ok[i]);
+        ts_send(fd, req, -1);
+        ts_response r;
+        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        assert_int_equal(r.status, 200);
+        assert_string_equal(r.body, ok[i]);
+        ts_response_free(&r);
+        ts_close(fd);
+    }
+    const char *bad[] = {"/a[1]", "/a]?x", "/[?x=1", "http://h/a[1]?x", "/a?x={1}", "/a#[x]#"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int fd = ts_connect(p);
+        char req[128];
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\n\r\n", bad[i]);
+        ts_send(fd, req, -1);
+        ts_response r;
+        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        assert_int_equal(r.status, 400);
+        ts_response_free(&r);
+        ts_close(fd);
+    }
+    ts_stop(s);
+}
+
 static void test_404_and_500_like_the_jdk(void **state) {
     (void)state;
     tachy_options o;
@@ -645,6 +691,7 @@ int main(void) {
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_404_and_500_like_the_jdk),
         cmocka_unit_test(test_empty_uri_path_matches_no_context),
+        cmocka_unit_test(test_brackets_allowed_in_query_and_fragment_only),
         cmocka_unit_test(test_idle_timeout),
         cmocka_unit_test(test_peer_shutdown_behind_data_is_seen),
         cmocka_unit_test(test_slow_client_cut_off),

@@ -11,13 +11,16 @@ static int hexdig(unsigned char c) { return tachy__hex_value(c) >= 0; }
 
 /*
  * Whether java.net.URI(String) accepts the request-target (RFC 2396 as Java reads it), so
- * that tachy refuses exactly what the JDK refuses: the ASCII characters " < > \ ^ ` { | }
- * [ ] (brackets only belong around an IPv6 host), a '%' not followed by two hex digits, a
+ * that tachy refuses exactly what the JDK refuses: the ASCII characters " < > \ ^ ` { | },
+ * '[' and ']' in the path (there brackets only belong around an IPv6 host; java.net.URI
+ * counts them among the "reserved" characters allowed in the query and the fragment, so
+ * once a '?' or '#' is seen they are accepted), a '%' not followed by two hex digits, a
  * second '#', and the ISO-8859-1 control and space characters 0x80-0xA0 (the JDK reads
  * the bytes as ISO-8859-1; other non-ASCII characters are URI "other" characters).
  */
 int tachy__target_acceptable(const char *t, size_t n) {
     int hashes = 0;
+    int path_ended = 0; /* a '?' or '#' was seen: query or fragment */
     const char *host_end = NULL;
     /* brackets are fine inside the authority of an absolute URI ("http://[::1]:80/") */
     const char *sep = n > 0 && t[0] != '/' ? memmem(t, n, "://", 3) : NULL;
@@ -34,8 +37,11 @@ int tachy__target_acceptable(const char *t, size_t n) {
         case '}':
             return 0;
         case '[': case ']':
-            if (!host_end || t + i >= host_end)
+            if (!path_ended && (!host_end || t + i >= host_end))
                 return 0;
+            break;
+        case '?':
+            path_ended = 1;
             break;
         case '%':
             if (i + 2 >= n || !hexdig((unsigned char)t[i + 1]) || !hexdig((unsigned char)t[i + 2]))
@@ -44,6 +50,7 @@ int tachy__target_acceptable(const char *t, size_t n) {
         case '#':
             if (++hashes > 1)
                 return 0;
+            path_ended = 1;
             break;
         default:
             if (c >= 0x80 && c <= 0xA0)

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * (sun.net.httpserver.*, jdk.httpserver.*). The child uses the same provider as the test JVM.
  *
  * <p>Contexts: /ok (reads the body, answers "ok"), /noread (answers without reading),
- * /sleep?ms (sleeps, then answers), /slowrsp (chunked "a", then stalls 8 s, then "b"),
+ * /sleep?ms (sleeps, then answers), /chunked (a chunked "abc"), /slowrsp (chunked "a", then stalls 8 s, then "b"),
  * /echo. It prints "PORT n", and exits when its stdin closes or after 120 s.
  */
 public final class ChildServer {
@@ -51,6 +51,13 @@ public final class ChildServer {
                 Thread.currentThread().interrupt();
             }
             TestServer.respond(ex, 200, "slept");
+        });
+        s.createContext("/chunked", ex -> {
+            ex.getRequestBody().readAllBytes();
+            ex.sendResponseHeaders(200, 0);
+            try (OutputStream os = ex.getResponseBody()) {
+                os.write("abc".getBytes(StandardCharsets.US_ASCII));
+            }
         });
         s.createContext("/slowrsp", ex -> {
             ex.sendResponseHeaders(200, 0);

@@ -563,4 +563,50 @@ class FramingTest {
             assertFalse(r.chunked);
         }
     }
+
+    /**
+     * Issue 15 item 5: a zero-length write (write(new byte[0]), write(b, off, 0)) once the
+     * headers are sent is a no-op on every JDK stream - fixed length, chunked, no body (-1) -
+     * even after the stream was closed; before the headers it fails like any write.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(longs = {-1, 0, 2})
+    void zeroLengthWritesAreNoOps(long length) throws Exception {
+        BlockingQueue<String> outcome = new ArrayBlockingQueue<>(2);
+        try (TestServer s = TestServer.start(ex -> {
+                    StringBuilder r = new StringBuilder();
+                    OutputStream os = ex.getResponseBody();
+                    try {
+                        os.write(new byte[0]);
+                        r.append("before headers: written");
+                    } catch (IOException e) {
+                        r.append("before headers: refused");
+                    }
+                    try {
+                        ex.sendResponseHeaders(200, length);
+                        os.write(new byte[0]);
+                        os.write(new byte[4], 2, 0);
+                        if (length > 0) {
+                            os.write("ab".getBytes(StandardCharsets.US_ASCII));
+                        }
+                        os.write(new byte[0]);
+                        os.close();
+                        os.write(new byte[0]);
+                        os.write(new byte[4], 4, 0);
+                        r.append(", after: ok");
+                    } catch (IOException e) {
+                        r.append(", after: ").append(e);
+                    }
+                    outcome.add(r.toString());
+                    ex.close();
+                });
+                RawClient c = s.raw()) {
+            RawClient.Response rsp = c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read();
+            assertEquals("before headers: refused, after: ok", outcome.poll(10, TimeUnit.SECONDS));
+            assertEquals(200, rsp.code);
+            assertEquals(length > 0 ? "ab" : "", rsp.text());
+            // the exchange ended cleanly: the connection serves the next request
+            assertEquals(200, c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read().code);
+        }
+    }
 }

@@ -327,4 +327,79 @@ class LifecycleTest {
             return java.net.URI.create("http://127.0.0.1:" + a.getPort() + path);
         }
     }
+
+    /**
+     * Issue 15 item 4: without an executor the JDK runs handlers on its dispatcher thread, which
+     * is not a daemon thread; with one, on the executor's thread.
+     */
+    @Test
+    void handlerThreadIsNotADaemonWithoutAnExecutor() throws Exception {
+        java.util.concurrent.BlockingQueue<Boolean> daemon = new java.util.concurrent.ArrayBlockingQueue<>(2);
+        try (TestServer t = TestServer.start(ex -> {
+            daemon.add(Thread.currentThread().isDaemon());
+            TestServer.respond(ex, 200, "ok");
+        })) {
+            try (RawClient c = t.raw()) {
+                c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read();
+            }
+            assertEquals(Boolean.FALSE, daemon.poll(10, TimeUnit.SECONDS), "no executor: a non-daemon handler thread");
+        }
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread th = new Thread(r, "compat-daemon-executor");
+            th.setDaemon(true);
+            return th;
+        });
+        try (TestServer t = TestServer.start(ex -> {
+            daemon.add(Thread.currentThread().isDaemon());
+            TestServer.respond(ex, 200, "ok");
+        }, pool)) {
+            try (RawClient c = t.raw()) {
+                c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read();
+            }
+            assertEquals(Boolean.TRUE, daemon.poll(10, TimeUnit.SECONDS), "the executor's (daemon) thread");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * Issue 15 item 10: without an executor, stop(0) returns only after the exchange in progress
+     * has finished its filters, including the part after chain.doFilter (the JDK's stop joins
+     * the dispatcher thread they run on). Here the response has reached the client while a
+     * filter is still busy after the handler; stop(0) called then returns after the filter.
+     */
+    @Test
+    void stopReturnsAfterTheFiltersThatRunAfterTheHandler() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean filterDone = new java.util.concurrent.atomic.AtomicBoolean();
+        CountDownLatch inFilter = new CountDownLatch(1);
+        TestServer t = TestServer.bound();
+        t.context("/", TestServer.OK).getFilters().add(new com.sun.net.httpserver.Filter() {
+            @Override
+            public void doFilter(com.sun.net.httpserver.HttpExchange ex, Chain chain) throws IOException {
+                chain.doFilter(ex);
+                inFilter.countDown();
+                try {
+                    Thread.sleep(700);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                filterDone.set(true);
+            }
+
+            @Override
+            public String description() {
+                return "slow after the handler";
+            }
+        });
+        t.started();
+        try (RawClient c = t.raw()) {
+            assertEquals("ok", c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read().text());
+            assertTrue(inFilter.await(10, TimeUnit.SECONDS));
+            long t0 = System.nanoTime();
+            t.close(); // stop(0)
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertTrue(filterDone.get(), "stop(0) returned " + ms + " ms after the call, before the filter ended");
+            assertTrue(ms < 5000, "stop(0) took " + ms + " ms");
+        }
+    }
 }

@@ -465,4 +465,45 @@ class StatusAndHeadersTest {
             assertEquals("5", r.headers().firstValue("content-length").orElse(null));
         }
     }
+
+    /**
+     * Issue 15 item 1: Headers refuses a null value (NullPointerException from set/add/put), but
+     * one put into a value list directly reaches sendResponseHeaders, which throws
+     * NullPointerException on the JDK (17 and 25) before writing anything; the handler then
+     * closes the exchange and the connection ("Connection: close" asked for) closes without a
+     * response.
+     */
+    @ParameterizedTest
+    @CsvSource({"added", "replaced", "set", "add"})
+    void nullResponseHeaderValueFailsSendResponseHeaders(String how) throws Exception {
+        BlockingQueue<String> outcome = new ArrayBlockingQueue<>(2);
+        try (TestServer s = TestServer.start(ex -> {
+                    Headers h = ex.getResponseHeaders();
+                    try {
+                        switch (how) {
+                            case "added": h.set("X-null", "a"); h.get("X-null").add(null); break;
+                            case "replaced": h.set("X-null", "a"); h.get("X-null").set(0, null); break;
+                            case "set": h.set("X-null", null); break;
+                            default: h.add("X-null", null); break;
+                        }
+                    } catch (NullPointerException e) {
+                        outcome.add("Headers refused");
+                        ex.close();
+                        return;
+                    }
+                    try {
+                        ex.sendResponseHeaders(200, -1);
+                        outcome.add("sent");
+                    } catch (RuntimeException | java.io.IOException e) {
+                        outcome.add(e.getClass().getSimpleName());
+                    }
+                    ex.close();
+                });
+                RawClient c = s.raw()) {
+            c.send("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+            String expected = how.equals("set") || how.equals("add") ? "Headers refused" : "NullPointerException";
+            assertEquals(expected, outcome.poll(10, TimeUnit.SECONDS));
+            assertTrue(c.closedByServer(), "nothing is sent, the connection is closed");
+        }
+    }
 }

@@ -121,6 +121,34 @@ class StrictnessTest {
         }
     }
 
+    /**
+     * java.net.URI counts '[' and ']' among the reserved characters of a query and a fragment,
+     * and refuses them in the path (outside an IPv6 host): the JDK serves the first group and
+     * answers its own 400 to the second.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"/a?x=[1]", "/a#[x]", "/a?q#f[1]]", "/a?[]", "http://[::1]/a?x=[2]",
+            "!/a[1]", "!/a]?x", "!/[?x=1", "!/a?x={1}", "!/a#[x]#"})
+    void bracketsInTheQueryAndFragmentOnly(String target) throws Exception {
+        BlockingQueue<String> uris = new ArrayBlockingQueue<>(4);
+        try (TestServer s = TestServer.start(ex -> {
+                    uris.add(ex.getRequestURI().toString());
+                    TestServer.respond(ex, 200, "ok");
+                });
+                RawClient c = s.raw()) {
+            boolean bad = target.startsWith("!");
+            String t = bad ? target.substring(1) : target;
+            c.send("GET " + t + " HTTP/1.1\r\nHost: a\r\n\r\n");
+            if (bad) {
+                assertJdkStyleRejection(c, 400, "Bad Request");
+                assertTrue(uris.isEmpty());
+            } else {
+                assertEquals(200, c.read().code, t);
+                assertEquals(t, uris.poll(10, TimeUnit.SECONDS));
+            }
+        }
+    }
+
     @Test
     void invalidHeaderNameIs400() throws Exception {
         BlockingQueue<String> seen = new ArrayBlockingQueue<>(4);

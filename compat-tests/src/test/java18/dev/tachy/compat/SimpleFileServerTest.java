@@ -155,7 +155,11 @@ class SimpleFileServerTest {
                 assertEquals("alpha text", r.text());
             }
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!log.toString(StandardCharsets.UTF_8).contains("GET /files/a.txt") && System.nanoTime() < end) {
+            // the filter prints its summary line, then the VERBOSE lines: wait for both (they
+            // are printed after the response has left, on the handler's thread)
+            while (!(log.toString(StandardCharsets.UTF_8).contains("GET /files/a.txt")
+                    && log.toString(StandardCharsets.UTF_8).contains("Resource requested: "))
+                    && System.nanoTime() < end) {
                 Thread.sleep(10);
             }
             String out = log.toString(StandardCharsets.UTF_8);

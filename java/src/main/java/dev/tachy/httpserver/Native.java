@@ -89,7 +89,11 @@ final class Native {
 
     static native int serverBind(long srv, String host, int port, int backlog);
 
-    static native int serverStart(long srv);
+    /**
+     * tachy_server_start. daemon: whether the pool threads attach as daemon Java threads
+     * (false when handlers run on them, as on the JDK's non-daemon dispatcher thread).
+     */
+    static native int serverStart(long srv, boolean daemon);
 
     static native int serverStop(long srv, int delaySeconds);
 

@@ -23,33 +23,51 @@ final class ServerConfig {
         return o;
     }
 
+    /*
+     * Each property as JDK 25's sun.net.httpserver.ServerConfig (and ServerImpl) reads it:
+     * Integer.getInteger for the int ones (a value outside the int range, or not a number,
+     * is the default), Long.getLong for the others, and what a zero or negative value means:
+     *   maxReqHeaders       <= 0: the default (200)
+     *   maxReqHeaderSize    <= 0: unlimited
+     *   maxReqTime/RspTime  <= 0 (or seconds*1000 overflowing): none
+     *   idleInterval        seconds*1000 <= 0 (overflow included): the default (30 s)
+     *   maxIdleConnections  <= 0: no connection is kept idle (each closes after its exchange)
+     *   maxConnections      <= 0: unlimited
+     *   drainAmount         <= 0: nothing is drained (a body not read to its end closes)
+     *   nodelay             Boolean.getBoolean; unset keeps tachy's default (TCP_NODELAY
+     *                       on; the JDK's is off), see java/README.md
+     * clockTick and timerMillis (the JDK's sweep periods) have no equivalent: tachy's
+     * deadlines are per connection.
+     */
     private static long[] read() {
         long[] o = new long[Native.OPT_COUNT];
         java.util.Arrays.fill(o, Native.OPT_DEFAULT);
+        Integer i;
         Long v;
-        if ((v = number("sun.net.httpserver.maxReqHeaders")) != null && v > 0) {
-            o[Native.OPT_MAX_REQ_HEADERS] = Math.min(v, Integer.MAX_VALUE);
+        if ((i = integer("sun.net.httpserver.maxReqHeaders")) != null && i > 0) {
+            o[Native.OPT_MAX_REQ_HEADERS] = i;
         }
-        if ((v = number("sun.net.httpserver.maxReqHeaderSize")) != null) {
-            o[Native.OPT_MAX_REQ_HEADER_SIZE] = v <= 0 ? Integer.MAX_VALUE : Math.min(v, Integer.MAX_VALUE);
+        if ((i = integer("sun.net.httpserver.maxReqHeaderSize")) != null) {
+            o[Native.OPT_MAX_REQ_HEADER_SIZE] = i <= 0 ? Integer.MAX_VALUE : i;
         }
         if ((v = number("sun.net.httpserver.maxReqTime")) != null) {
-            o[Native.OPT_MAX_REQ_TIME_MS] = v <= 0 ? -1 : secondsToMillis(v);
+            o[Native.OPT_MAX_REQ_TIME_MS] = jdkTimeMillis(v);
         }
         if ((v = number("sun.net.httpserver.maxRspTime")) != null) {
-            o[Native.OPT_MAX_RSP_TIME_MS] = v <= 0 ? -1 : secondsToMillis(v);
+            o[Native.OPT_MAX_RSP_TIME_MS] = jdkTimeMillis(v);
         }
-        if ((v = number("sun.net.httpserver.idleInterval")) != null && v > 0) {
-            o[Native.OPT_IDLE_INTERVAL_MS] = secondsToMillis(v);
+        if ((v = number("sun.net.httpserver.idleInterval")) != null && v * 1000 > 0) {
+            o[Native.OPT_IDLE_INTERVAL_MS] = v * 1000; // wraps as the JDK's does; <= 0 is the default
         }
-        if ((v = number("sun.net.httpserver.maxIdleConnections")) != null) {
-            o[Native.OPT_MAX_IDLE_CONNECTIONS] = clampInt(v);
+        if ((i = integer("sun.net.httpserver.maxIdleConnections")) != null) {
+            // C: -1 = no limit, 0 = keep none; the JDK keeps none for any value <= 0
+            o[Native.OPT_MAX_IDLE_CONNECTIONS] = Math.max(0, i);
         }
-        if ((v = number("jdk.httpserver.maxConnections")) != null) {
-            o[Native.OPT_MAX_CONNECTIONS] = clampInt(v);
+        if ((i = integer("jdk.httpserver.maxConnections")) != null) {
+            o[Native.OPT_MAX_CONNECTIONS] = i <= 0 ? -1 : i;
         }
         if ((v = number("sun.net.httpserver.drainAmount")) != null) {
-            o[Native.OPT_DRAIN_AMOUNT] = v;
+            o[Native.OPT_DRAIN_AMOUNT] = Math.max(0, v);
         }
         String nodelay = System.getProperty("sun.net.httpserver.nodelay");
         if (nodelay != null) {
@@ -65,12 +83,22 @@ final class ServerConfig {
         return o;
     }
 
-    private static long secondsToMillis(long s) {
-        return s > Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : s * 1000;
+    /** ServerImpl.getTimeMillis: seconds to ms; <= 0, or an overflowing product, is -1 (none). */
+    private static long jdkTimeMillis(long seconds) {
+        if (seconds <= 0) {
+            return -1;
+        }
+        long ms = seconds * 1000;
+        return ms > 0 ? ms : -1;
     }
 
-    private static long clampInt(long v) {
-        return Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));
+    /** Integer.getInteger semantics: unset, unparsable or outside the int range = null. */
+    private static Integer integer(String name) {
+        try {
+            return Integer.getInteger(name);
+        } catch (SecurityException e) {
+            return null;
+        }
     }
 
     /** Long.getLong semantics: unset or unparsable = null. */

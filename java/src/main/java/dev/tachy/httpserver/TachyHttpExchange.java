@@ -747,10 +747,10 @@ final class TachyHttpExchange extends HttpExchange {
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
             Objects.checkFromIndexSize(off, len, b.length);
-            check();
-            if (len == 0) {
-                return;
+            if (len == 0 && headersSent) {
+                return; // the JDK's streams: a no-op, even after close or without a body
             }
+            check();
             if (noBody) {
                 throw new IOException("too many bytes to write to stream");
             }

@@ -69,6 +69,12 @@ public final class TachyHttpServer extends HttpServer {
     final Set<TachyHttpExchange> pending = ConcurrentHashMap.newKeySet();
     /** Exchanges created and not yet closed (what the JDK's stop counts as in progress). */
     final AtomicInteger openExchanges = new AtomicInteger();
+    /**
+     * Filter chains running on connection threads (no executor), counted until the last
+     * filter returns: stop waits for them, as the JDK's stop joins the dispatcher thread
+     * they run on (issue 15 item 10). A LongAdder: one uncontended cell per thread.
+     */
+    private final java.util.concurrent.atomic.LongAdder inHandlers = new java.util.concurrent.atomic.LongAdder();
 
     TachyHttpServer(InetSocketAddress addr, int backlog) throws IOException {
         this(null, addr, backlog);
@@ -150,7 +156,9 @@ public final class TachyHttpServer extends HttpServer {
             if (!bound || started || stopped) {
                 throw new IllegalStateException("server in wrong state");
             }
-            int rc = Native.serverStart(handle());
+            // No executor: handlers run on the connection threads, which are then non-daemon
+            // threads like the JDK's dispatcher (issue 15 item 4).
+            int rc = Native.serverStart(handle(), executor != null);
             if (rc < 0) {
                 throw new IllegalStateException("server in wrong state: " + Native.strerror(rc));
             }
@@ -216,7 +224,10 @@ public final class TachyHttpServer extends HttpServer {
             // connection thread, this one included, so it runs on its own thread. As with the
             // JDK (whose stop waits the delay for the caller's own exchange), the caller
             // returns after at most delay seconds.
-            Thread t = new Thread(() -> stopNow(delay), "tachy-stop");
+            // The calling handler is itself a running chain (without an executor): the stop
+            // thread does not wait for it (the JDK's stop does not join its own thread).
+            int self = executor == null ? 1 : 0;
+            Thread t = new Thread(() -> stopNow(delay, self), "tachy-stop");
             t.setDaemon(false);
             t.start();
             try {
@@ -226,10 +237,11 @@ public final class TachyHttpServer extends HttpServer {
             }
             return;
         }
-        stopNow(delay);
+        stopNow(delay, 0);
     }
 
-    private void stopNow(int delay) {
+    /** callerChains: chains of the calling handler, not waited for (0 or 1). */
+    private void stopNow(int delay, int callerChains) {
         long h;
         boolean wasStarted;
         boolean first;
@@ -252,10 +264,40 @@ public final class TachyHttpServer extends HttpServer {
         if (wasStarted && idle && IDLE_STOP_WAITS) {
             sleepUntil(t0 + TimeUnit.SECONDS.toNanos(delay));
         }
+        // Without an executor the JDK's stop joins its dispatcher thread, so it returns after
+        // the exchange in progress has run its last filter (SimpleFileServer's output filter
+        // logs there). The native stop does not wait for threads inside handlers; wait here
+        // for the chains still running, bounded (a handler that ignores its closed socket
+        // must not hang stop for ever).
+        awaitHandlers(callerChains, TimeUnit.SECONDS.toNanos(HANDLER_WAIT_SECONDS));
         // Exchanges a handler left open (pending) stay valid: their connection threads still
         // wait for the close, holding the native server, and fail fast on the shut socket.
         destroy();
         stopLatch.countDown();
+    }
+
+    /** How long stop waits for filter chains still running after the native stop. */
+    private static final long HANDLER_WAIT_SECONDS = 30;
+
+    private void awaitHandlers(int allowed, long maxNanos) {
+        long deadline = System.nanoTime() + maxNanos;
+        boolean interrupted = false;
+        while (inHandlers.sum() > allowed) {
+            if (System.nanoTime() - deadline >= 0) {
+                LOGGER.log(Level.WARNING, "tachy: stop: a handler still runs after "
+                        + HANDLER_WAIT_SECONDS + " s; not waiting for it");
+                break;
+            }
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                interrupted = true;
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -473,7 +515,12 @@ public final class TachyHttpServer extends HttpServer {
     private int run(TachyHttpContext ctx, TachyHttpExchange x) {
         Executor e = executor;
         if (e == null) {
-            return invoke(ctx, x);
+            inHandlers.increment();
+            try {
+                return invoke(ctx, x);
+            } finally {
+                inHandlers.decrement();
+            }
         }
         Task t = new Task(ctx, x);
         try {

@@ -47,7 +47,11 @@ import javax.net.ssl.X509KeyManager;
  *     configure() that throws. tachy's socket is closed, the JDK's server binds the same
  *     address, and the contexts are carried over (their live filter lists, handler, the
  *     authenticator and attributes as they are at start); from then on every call goes to
- *     the JDK's server. {@link #isNative()} / {@link #fallbackReason()} say which serves.
+ *     the JDK's server. Its configurator is {@link TachyTls#enforcing}: for every
+ *     connection it calls the user's configure() and hands the JDK the resulting
+ *     SSLParameters, so a legacy {@code setNeedClientAuth(true)} is honoured (JDK 17's own
+ *     legacy path resets it with the following setWantClientAuth(false); JDK 25's does not).
+ *     {@link #isNative()} / {@link #fallbackReason()} say which serves.
  * </ul>
  *
  * <p>The DESIGN's third transport (OpenSSL replaced by a Java SSLEngine driven from C, for any
@@ -292,7 +296,7 @@ public final class TachyHttpsServer extends HttpsServer {
             throw x;
         }
         if (configurator != null) {
-            j.setHttpsConfigurator(configurator);
+            j.setHttpsConfigurator(TachyTls.enforcing(configurator));
         }
         j.setExecutor(executor);
         for (TachyHttpContext c : contexts) {

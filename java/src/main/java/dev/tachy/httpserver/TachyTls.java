@@ -239,8 +239,31 @@ public final class TachyTls {
         int applicationBufferSize;
     }
 
-    /** What the JDK's server does to each connection's SSLEngine (ServerImpl / SSLStreams). */
+    /**
+     * What the JDK's server does to each connection's SSLEngine (SSLStreams.configureEngine),
+     * with one correction: configure() is called with fresh HttpsParameters, and if it called
+     * setSSLParameters those parameters alone are applied; otherwise the legacy setters are
+     * (cipher suites and protocols, each ignored if the engine refuses them, as the JDK does).
+     * JDK 17 applies the legacy needClientAuth and then wantClientAuth, so a configure() that
+     * calls only {@code setNeedClientAuth(true)} gets no client authentication at all (the
+     * second call resets the first); JDK 25 honours it. tachy applies wantClientAuth first,
+     * so need wins and a client without a certificate is refused, on every version.
+     */
     static Settings settings(HttpsConfigurator cfg, InetSocketAddress client) {
+        SSLEngine engine = engine(cfg, client);
+        Settings s = new Settings();
+        s.protocols = engine.getEnabledProtocols();
+        s.cipherSuites = engine.getEnabledCipherSuites();
+        s.needClientAuth = engine.getNeedClientAuth();
+        s.wantClientAuth = engine.getWantClientAuth();
+        s.parameters = engine.getSSLParameters();
+        s.packetBufferSize = engine.getSession().getPacketBufferSize();
+        s.applicationBufferSize = engine.getSession().getApplicationBufferSize();
+        return s;
+    }
+
+    /** A server-mode engine of cfg's context configured as {@link #settings} describes. */
+    static SSLEngine engine(HttpsConfigurator cfg, InetSocketAddress client) {
         SSLEngine engine = cfg.getSSLContext().createSSLEngine();
         engine.setUseClientMode(false);
         Params p = new Params(cfg, client);
@@ -255,8 +278,10 @@ public final class TachyTls {
                     // the JDK ignores it too
                 }
             }
-            engine.setNeedClientAuth(p.getNeedClientAuth());
             engine.setWantClientAuth(p.getWantClientAuth());
+            if (p.getNeedClientAuth()) {
+                engine.setNeedClientAuth(true); // after want: see the method comment
+            }
             if (p.getProtocols() != null) {
                 try {
                     engine.setEnabledProtocols(p.getProtocols());
@@ -265,15 +290,23 @@ public final class TachyTls {
                 }
             }
         }
-        Settings s = new Settings();
-        s.protocols = engine.getEnabledProtocols();
-        s.cipherSuites = engine.getEnabledCipherSuites();
-        s.needClientAuth = engine.getNeedClientAuth();
-        s.wantClientAuth = engine.getWantClientAuth();
-        s.parameters = engine.getSSLParameters();
-        s.packetBufferSize = engine.getSession().getPacketBufferSize();
-        s.applicationBufferSize = engine.getSession().getApplicationBufferSize();
-        return s;
+        return engine;
+    }
+
+    /**
+     * The configurator given to the JDK's HTTPS server when it serves instead of tachy's
+     * native path: for every connection it calls user.configure (with the connection's
+     * address and user as the configurator) and hands the JDK's server the SSLParameters of
+     * {@link #engine}, so the JDK applies exactly what tachy's native path would, including a
+     * legacy {@code setNeedClientAuth(true)}.
+     */
+    static HttpsConfigurator enforcing(HttpsConfigurator user) {
+        return new HttpsConfigurator(user.getSSLContext()) {
+            @Override
+            public void configure(HttpsParameters params) {
+                params.setSSLParameters(engine(user, params.getClientAddress()).getSSLParameters());
+            }
+        };
     }
 
     /** The address given to configure() at start: the wildcard address, port 0 ("any"). */

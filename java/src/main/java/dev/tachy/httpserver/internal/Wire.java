@@ -147,7 +147,9 @@ public final class Wire {
         }
 
         /** Every (name, value) pair of h, in its order, leaving out the name skip (may be
-         * null); a null value list is left out, a null value is sent as "". */
+         * null); a null value list is left out. A null value (put into a value list directly:
+         * Headers refuses it otherwise) throws NullPointerException, as the JDK's
+         * sendResponseHeaders does, before anything is sent. */
         public Writer pairs(Map<String, List<String>> h, String skip) {
             for (Map.Entry<String, List<String>> e : h.entrySet()) {
                 String name = e.getKey();
@@ -157,14 +159,21 @@ public final class Wire {
                 }
                 int n = values.size();
                 if (n == 1) { // the usual case: no iterator
-                    string(name).string(values.get(0));
+                    string(name).string(nonNull(name, values.get(0)));
                     continue;
                 }
                 for (String v : values) {
-                    string(name).string(v);
+                    string(name).string(nonNull(name, v));
                 }
             }
             return this;
+        }
+
+        private static String nonNull(String name, String value) {
+            if (value == null) {
+                throw new NullPointerException("null value for response header " + name);
+            }
+            return value;
         }
     }
 }
