@@ -208,7 +208,9 @@ ssize_t tachy__io_read(tachy__conn *c, int flags);
  * TACHY_E*. Owner thread. */
 ssize_t tachy__io_fill(tachy__conn *c);
 /* Flushes pending output, then one blocking read of body bytes straight into buf (no copy
- * through rbuf). Bytes, 0 at EOF, or TACHY_E*. Owner thread. */
+ * through rbuf). Bytes, 0 at EOF, or TACHY_E*. Owner thread. This and tachy__io_fill ask
+ * the pool for another thread (tachy__server_blocking) before they wait, so a slow body
+ * never holds up other connections. */
 ssize_t tachy__io_read_body(tachy__conn *c, void *buf, size_t len);
 /* Sends everything in wbuf. 0 or a TACHY_E* code. Owner thread. */
 int tachy__io_flush(tachy__conn *c);

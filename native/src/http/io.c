@@ -204,10 +204,26 @@ ssize_t tachy__io_read(tachy__conn *c, int flags) {
     }
 }
 
+/*
+ * Before a body read blocks: the bytes asked for are not there, so this thread is about to
+ * wait for as long as the peer takes (a slow or stalled body). The pool is asked for a
+ * replacement thread now - one atomic load when a thread already waits for events - so
+ * no other connection waits for the watchdog to notice. Reads whose bytes are there never
+ * get here: each read is first tried without waiting (the same one syscall when the bytes
+ * have arrived).
+ */
+static void before_blocking(tachy__conn *c) {
+    tachy__server_blocking(c->srv);
+}
+
 ssize_t tachy__io_fill(tachy__conn *c) {
     int rc = tachy__io_flush(c);
     if (rc < 0)
         return rc;
+    ssize_t n = tachy__io_read(c, MSG_DONTWAIT);
+    if (n != TACHY_ETIMEDOUT)
+        return n;
+    before_blocking(c);
     return tachy__io_read(c, 0);
 }
 
@@ -218,13 +234,18 @@ ssize_t tachy__io_read_body(tachy__conn *c, void *buf, size_t len) {
     if (rc < 0)
         return rc;
     if (c->xp) {
-        ssize_t n = c->xp->read(c, buf, len, 0);
+        ssize_t n = c->xp->read(c, buf, len, MSG_DONTWAIT);
+        if (n == TACHY_ETIMEDOUT) {
+            before_blocking(c);
+            n = c->xp->read(c, buf, len, 0);
+        }
         if (n > 0 && c->xp->pending(c))
             c->last_read_full = 1; /* the next request may already be decoded: look again */
         return n;
     }
+    int flags = MSG_DONTWAIT;
     for (;;) {
-        ssize_t n = tachy__recv(c->fd, buf, len, 0);
+        ssize_t n = tachy__recv(c->fd, buf, len, flags);
         if (n >= 0) {
             if (n > 0)
                 atomic_fetch_add_explicit(&c->srv->st_reads, 1, memory_order_relaxed);
@@ -232,6 +253,11 @@ ssize_t tachy__io_read_body(tachy__conn *c, void *buf, size_t len) {
         }
         if (errno == EINTR)
             continue;
+        if (flags && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            before_blocking(c);
+            flags = 0; /* now wait, bounded by SO_RCVTIMEO */
+            continue;
+        }
         return tachy__io_errno(errno);
     }
 }

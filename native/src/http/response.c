@@ -289,10 +289,9 @@ static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src) {
     ex->rsp_code = code;
     ex->rsp_mode = mode;
     ex->rsp_left = mode == TACHY__RSP_FIXED ? len : 0;
-    /* maxRspTime: from the response's start to its end (as the JDK's timer counts it). */
-    if (c->srv->opt.max_rsp_time_ms > 0 && mode != TACHY__RSP_EMPTY)
-        atomic_store(&c->io_deadline, tachy__now_ms() + c->srv->opt.max_rsp_time_ms);
-    else if (atomic_load_explicit(&c->io_deadline, memory_order_relaxed))
+    /* maxRspTime runs from the end of the request (http/exchange.c, request_complete); an
+     * upgraded connection (101) is no longer an exchange: no deadline. */
+    if (code == 101 && atomic_load_explicit(&c->io_deadline, memory_order_relaxed))
         atomic_store(&c->io_deadline, 0);
     if (mode == TACHY__RSP_EMPTY) {
         ex->rsp_done = 1;

@@ -79,6 +79,8 @@ void *tachy__pool_watchdog_main(void *arg) {
         shortest = o->max_req_time_ms;
     if (o->max_rsp_time_ms > 0 && o->max_rsp_time_ms < shortest)
         shortest = o->max_rsp_time_ms;
+    if (o->max_body_time_ms > 0 && o->max_body_time_ms < shortest)
+        shortest = o->max_body_time_ms;
     long sweep_every = TACHY__MAX(10, TACHY__MIN(1000, shortest / 4));
     long next_sweep = tachy__now_ms() + sweep_every;
     uint64_t last_progress = 0;
