@@ -27,7 +27,7 @@ int tachy__conn_response_done(tachy__conn *c) {
             return 0;
         c->last_read_full = 0;
     }
-    return tachy__io_flush(c);
+    return tachy__io_flush_end(c);
 }
 
 void tachy__conn_cleanup(tachy__conn *c) {
@@ -98,7 +98,7 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle_out, long *deadline_o
                 continue;
             }
             /* Would block: pending output goes out first, then c waits in the park set. */
-            if (tachy__io_flush(c) < 0)
+            if (tachy__io_flush_end(c) < 0)
                 goto close;
             long deadline;
             int idle = avail == 0;

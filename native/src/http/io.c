@@ -24,6 +24,8 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #define READ_CHUNK 16384          /* bytes asked of each recv */
 
@@ -69,6 +71,7 @@ int tachy__io_wait(int fd, short events, int timeout_ms) {
 
 /* Sends every byte of iov[0..cnt) (modified in place). 0 or TACHY_E*. */
 static int send_iov(tachy__conn *c, struct iovec *iov, int cnt) {
+    c->rsp_sent = 1;
     if (c->xp)
         return c->xp->writev(c, iov, cnt); /* TLS: one SSL_write per iovec, one send */
     while (cnt > 0) {
@@ -111,6 +114,16 @@ int tachy__io_flush(tachy__conn *c) {
     struct iovec iov = {c->wbuf.data + c->wbuf.off, n};
     int rc = send_iov(c, &iov, 1);
     tachy__buf_reset(&c->wbuf);
+    return rc;
+}
+
+int tachy__io_flush_end(tachy__conn *c) {
+    if (!c->rsp_sent || c->srv->opt.nodelay || tachy__buf_size(&c->wbuf) == 0)
+        return tachy__io_flush(c);
+    int on = 1, off = 0;
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    int rc = tachy__io_flush(c);
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &off, sizeof off);
     return rc;
 }
 

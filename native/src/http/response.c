@@ -195,6 +195,7 @@ static framing_decision decide_framing(const tachy_exchange *ex, int code, int64
  * A handler's "Connection: close" marks the connection. 0 or TACHY_ENOMEM. */
 static int write_head(tachy__conn *c, int code, int framing, int64_t len, head_src *src) {
     tachy__buf *w = &c->wbuf;
+    c->rsp_sent = 0; /* a new response: nothing of it has gone out yet */
     size_t pl;
     const char *phrase = tachy__reason_phrase(code, &pl);
     if (tachy__buf_reserve(w, 15 + pl + 8 + TACHY__DATE_LEN) < 0)
