@@ -86,7 +86,7 @@ static void test_stop_waits_for_active_exchange_at_most_delay(void **state) {
     int port = ts_start(s);
     /* An exchange that ends within the delay completes and stop returns right after it. */
     int fd = ts_connect(port);
-    ts_send(fd, "GET /short HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /short HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_sleep_ms(50);
     long t0 = ts_now_ms();
     assert_int_equal(tachy_server_stop(s, 2), 0);
@@ -104,7 +104,7 @@ static void test_stop_waits_for_active_exchange_at_most_delay(void **state) {
     tachy_server_create_context(s, "/long", sleepy, (void *)(intptr_t)3000, NULL);
     port = ts_start(s);
     fd = ts_connect(port);
-    ts_send(fd, "GET /long HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /long HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_sleep_ms(50);
     t0 = ts_now_ms();
     assert_int_equal(tachy_server_stop(s, 1), 0);
@@ -134,7 +134,7 @@ static void *client(void *arg) {
     (void)arg;
     int fd = ts_connect(cport);
     for (int i = 0; i < 20; i++) {
-        ts_send(fd, "GET /c HTTP/1.1\r\n\r\n", -1);
+        ts_send(fd, "GET /c HTTP/1.1\r\nHost: t\r\n\r\n", -1);
         ts_response r;
         if (ts_read_response(fd, &r, 0) == 0 && r.status == 200 &&
             strcmp(r.body, "c:/c") == 0)

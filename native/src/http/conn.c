@@ -130,7 +130,8 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle_out, long *deadline_o
             goto close;
         }
         tachy__framing fr;
-        if (tachy__parse_framing(&req, &fr, &perr) < 0) {
+        if (tachy__parse_framing(&req, &fr, &perr) < 0 ||
+            (o->check_host && tachy__check_host(&req, &fr, &perr) < 0)) {
             tachy__response_reject(c, perr.status, perr.reason);
             graceful = 1;
             goto close;

@@ -545,6 +545,66 @@ static void scan_tokens(const tachy__str *v, tachy__framing *out, int is_expect)
     }
 }
 
+/* RFC 3986 unreserved / sub-delims (pct-encoded is checked by the caller). */
+static int host_char(unsigned char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           (ch && strchr("-._~!$&'()*+,;=", ch) != NULL);
+}
+
+static int is_hex(unsigned char ch) {
+    return (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f');
+}
+
+/* Host = uri-host [ ":" port ] (RFC 9110 7.2, RFC 3986 3.2.2): an IP-literal in brackets
+ * (hex digits, ':' and '.', or an IPvFuture's unreserved / sub-delims / ':'), or a
+ * reg-name / IPv4address (unreserved, pct-encoded, sub-delims); port = *DIGIT. Empty is
+ * valid (a target without an authority). */
+static int host_valid(const tachy__str *v) {
+    const unsigned char *p = (const unsigned char *)v->base, *end = p + v->len;
+    if (p < end && *p == '[') {
+        p++;
+        const unsigned char *start = p;
+        while (p < end && *p != ']' && (host_char(*p) || *p == ':'))
+            p++;
+        if (p == end || *p != ']' || p == start)
+            return 0;
+        p++;
+    } else {
+        while (p < end && *p != ':') {
+            if (*p == '%') {
+                if (end - p < 3 || !is_hex(p[1]) || !is_hex(p[2]))
+                    return 0;
+                p += 3;
+            } else if (host_char(*p)) {
+                p++;
+            } else {
+                return 0;
+            }
+        }
+    }
+    if (p == end)
+        return 1;
+    if (*p++ != ':')
+        return 0;
+    while (p < end && *p >= '0' && *p <= '9')
+        p++;
+    return p == end;
+}
+
+static const char R_HOST_MISSING[] = "Missing Host header";
+static const char R_HOST_MULTIPLE[] = "Multiple Host headers";
+static const char R_HOST_BAD[] = "Invalid Host header";
+
+int tachy__check_host(const tachy__request *req, const tachy__framing *fr, tachy__parse_error *err) {
+    if (fr->hosts > 1)
+        return fail(err, 400, R_HOST_MULTIPLE);
+    if (fr->host_bad)
+        return fail(err, 400, R_HOST_BAD);
+    if (fr->hosts == 0 && req->minor_version >= 1)
+        return fail(err, 400, R_HOST_MISSING);
+    return 0;
+}
+
 int tachy__parse_framing(const tachy__request *req, tachy__framing *out, tachy__parse_error *err) {
     struct te_state te;
     int64_t cl = -1;
@@ -567,6 +627,10 @@ int tachy__parse_framing(const tachy__request *req, tachy__framing *out, tachy__
             scan_transfer_encoding(&h->value, &te);
         } else if (nl == 10 && str_ieq(n, nl, "connection")) {
             scan_tokens(&h->value, out, 0);
+        } else if (nl == 4 && str_ieq(n, nl, "host")) {
+            out->hosts++;
+            if (!host_valid(&h->value))
+                out->host_bad = 1;
         } else if (nl == 6 && str_ieq(n, nl, "expect")) {
             /* RFC 9110 10.1.1: a server MUST ignore 100-continue in an HTTP/1.0 request
              * (such a client cannot read a 1xx response). */
