@@ -736,6 +736,34 @@ static void test_host_checked(void **state) {
     ts_stop(s);
 }
 
+/* maxReqTime counts from the request's first byte, as the JDK's: a new connection that
+ * waits longer than maxReqTime before sending anything is still served; a head started
+ * and left incomplete is cut off at maxReqTime of its first byte. */
+static void test_max_req_time_starts_at_the_first_byte(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.max_req_time_ms = 300;
+    int p;
+    tachy_server *s = start(&o, &p);
+    int fd = ts_connect(p);
+    ts_sleep_ms(700);
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_int_equal(r.status, 200);
+    ts_response_free(&r);
+    ts_close(fd);
+    fd = ts_connect(p);
+    ts_send(fd, "GET / HTTP/1.1\r\nHo", -1);
+    long t0 = ts_now_ms();
+    assert_true(ts_wait_eof(fd, 3000));
+    long took = ts_now_ms() - t0;
+    assert_true(took >= 200 && took < 1500);
+    ts_close(fd);
+    ts_stop(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keep_alive_reuses_connection),
@@ -762,6 +790,7 @@ int main(void) {
         cmocka_unit_test(test_max_rsp_time_cuts_off_a_slow_handler),
         cmocka_unit_test(test_chunked_responses_are_not_held_by_nagle),
         cmocka_unit_test(test_host_checked),
+        cmocka_unit_test(test_max_req_time_starts_at_the_first_byte),
     };
     return cmocka_run_group_tests_name("conn", tests, setup, teardown);
 }
