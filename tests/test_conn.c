@@ -518,10 +518,47 @@ static void test_drain_amount_option(void **state) {
     assert_string_equal(r.body, "ok");
     ts_response_free(&r);
     ts_close(fd);
+    /* exactly drainAmount (100) unread bytes: the JDK closes ("at least drainAmount") */
+    fd = ts_connect(p);
+    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n", -1);
+    ts_send(fd, body, 100);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "ok");
+    ts_response_free(&r);
+    assert_true(ts_wait_eof(fd, 2000));
+    ts_close(fd);
+    /* 99 unread bytes: drained, reused */
+    fd = ts_connect(p);
+    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 99\r\n\r\n", -1);
+    ts_send(fd, body, 99);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_response_free(&r);
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "ok");
+    ts_response_free(&r);
+    ts_close(fd);
     /* 1000 unread bytes: more than drainAmount, the connection closes after the response */
     fd = ts_connect(p);
     ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n", -1);
     ts_send(fd, body, sizeof body);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "ok");
+    ts_response_free(&r);
+    assert_true(ts_wait_eof(fd, 2000));
+    ts_close(fd);
+    ts_stop(s);
+
+    /* drainAmount 1: one unread byte closes; a body-less request keeps the connection */
+    o.drain_amount = 1;
+    s = ts_server(&o);
+    tachy_server_create_context(s, "/", noread, NULL, NULL);
+    p = ts_start(s);
+    fd = ts_connect(p);
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_response_free(&r);
+    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\n\r\nx", -1);
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     assert_string_equal(r.body, "ok");
     ts_response_free(&r);

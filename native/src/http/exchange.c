@@ -413,22 +413,32 @@ TACHY_API ssize_t tachy_exchange_available(tachy_exchange *ex) {
     return (ssize_t)TACHY__MIN((int64_t)tachy__buf_size(&ex->conn->rbuf), ex->body_left);
 }
 
-/* Reads and discards up to limit body bytes. Returns 1 if the body ended, 0 if not. */
+/*
+ * Reads and discards what the handler left of the body, as the JDK's drain(drainAmount)
+ * does: 1 (reuse the connection) when fewer than limit bytes were left, 0 (close) when
+ * limit or more were, or on an error. A body read to its end, or none, is never a reason
+ * to close.
+ */
 static int drain(tachy_exchange *ex, long limit) {
     char sink[8192];
     long total = 0;
-    while (!ex->body_error) {
+    for (;;) {
+        if (ex->body_error)
+            return 0;
+        if (total > 0 && total >= limit)
+            return 0; /* drainAmount bytes were left unread, even if the body ends here */
         if (ex->body_eof && tachy__buf_size(&ex->pending) == 0)
             return 1;
         if (total >= limit)
-            return 0;
+            return 0; /* limit 0 and bytes left */
         size_t want = (size_t)TACHY__MIN((long)sizeof sink, limit - total);
         ssize_t n = tachy_exchange_read(ex, sink, want);
-        if (n <= 0)
-            return n == 0;
+        if (n < 0)
+            return 0;
+        if (n == 0)
+            return 1;
         total += n;
     }
-    return 0;
 }
 
 TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
