@@ -801,6 +801,45 @@ static void test_max_req_time_starts_at_the_first_byte(void **state) {
     ts_stop(s);
 }
 
+/* Waits 3 s, then answers 200 with no body. */
+static int late_answer(tachy_exchange *ex, void *user) {
+    (void)user;
+    ts_sleep_ms(3000);
+    tachy_exchange_send_response_headers(ex, 200, -1);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+/*
+ * maxRspTime runs from the end of the request, as the JDK's: a handler that waits past it
+ * before sendResponseHeaders is cut off (the connection closes with no response), and at
+ * the deadline itself: the watchdog sweeps at the earliest deadline, not up to a quarter
+ * of the limit later (here 500 ms).
+ */
+static void test_max_rsp_time_is_enforced_at_its_deadline(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.max_rsp_time_ms = 2000;
+    tachy_server *s = ts_server(&o);
+    tachy_server_create_context(s, "/", late_answer, NULL, NULL);
+    int p = ts_start(s);
+    int fd = ts_connect(p);
+    long t0 = ts_now_ms();
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    size_t len = 0;
+    int eof = 0;
+    free(ts_read_raw(fd, 4000, &len, &eof));
+    long dt = ts_now_ms() - t0;
+    print_message("maxRspTime 2000: closed after %ld ms\n", dt);
+    assert_true(eof);
+    assert_int_equal(len, 0); /* no response */
+    assert_true(dt >= 1950 && dt < 2250);
+    ts_close(fd);
+    ts_sleep_ms(1200); /* the handler returns */
+    ts_stop(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keep_alive_reuses_connection),
@@ -828,6 +867,7 @@ int main(void) {
         cmocka_unit_test(test_chunked_responses_are_not_held_by_nagle),
         cmocka_unit_test(test_host_checked),
         cmocka_unit_test(test_max_req_time_starts_at_the_first_byte),
+        cmocka_unit_test(test_max_rsp_time_is_enforced_at_its_deadline),
     };
     return cmocka_run_group_tests_name("conn", tests, setup, teardown);
 }

@@ -101,18 +101,6 @@ typedef struct tachy_options {
      * instead of holding its buffers until the request deadline. <= 0 = the default.
      */
     long tls_handshake_time_ms;
-    /*
-     * Header limits counted and enforced as the JDK's server does (1), or tachy's strict
-     * way (0, the default for C users):
-     *   0: max_req_headers counts header lines, max_req_header_size the bytes of the
-     *      header lines; over either -> 431; an obs-fold line or "k :" -> 400.
-     *   1: max_req_headers counts distinct names (case-insensitive), max_req_header_size
-     *      counts name + value + 32 per line; over either -> the connection is closed
-     *      without a response; an obs-fold line is joined to the previous value with one
-     *      SP (RFC 9112 section 5.2); "k :" (whitespace before the colon) -> closed.
-     * The Java provider sets 1 for JDK parity.
-     */
-    int jdk_header_limits;
 } tachy_options;
 
 /* Fills opt with the defaults above. Any thread. */
