@@ -167,6 +167,8 @@ struct tachy__conn {
     tachy__conn *next_free;   /* the pool's free list */
     tachy__header_ref *refs;  /* parser output */
     size_t refs_cap;
+    size_t host_ok_len;       /* the last Host value found valid on this connection (a */
+    char host_ok[48];         /* client sends the same one each time: checked once) */
     tachy_exchange ex;        /* reused for every request on this connection */
 };
 
