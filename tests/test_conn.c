@@ -1,8 +1,9 @@
 /*
  * test_conn.c - one connection over real sockets: keep-alive, pipelining (counting the
  * server's writes), HTTP/1.0, Connection: close both ways, strict parsing answered with
- * the right status, every size limit, idle and slow-client timeouts, the JDK's own
- * 404 / 500 responses.
+ * the right status, every size limit, idle and slow-client timeouts (maxReqTime from the
+ * first byte, maxRspTime at its deadline), drainAmount, Nagle with nodelay = 0, Host
+ * checks (RFC 9112 3.2), the JDK's own 404 / 500 responses.
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,8 +1,9 @@
 /*
  * test_pool.c - the running server (pool/) over real sockets: stop(delay) with idle and
  * active connections, thread hooks, hundreds of concurrent clients with every request
- * answered, threads reused across connections, and accept recovering after the process
- * ran out of descriptors.
+ * answered, threads reused across connections, accept recovering after the process ran
+ * out of descriptors, a handler blocked in a body read delaying nobody, and
+ * max_body_time_ms cutting off a slow body.
  */
 #include <stdarg.h>
 #include <stddef.h>
