@@ -93,6 +93,10 @@ static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) 
     SET(TACHY_JNI_OPT_THREAD_KEEPALIVE_MS, thread_keepalive_ms, long)
     SET(TACHY_JNI_OPT_HTTP10_KEEPALIVE_MAX, http10_keepalive_max, int)
 #undef SET
+    /* The JDK's server does not check Host (RFC 9112 3.2), so neither does the provider; nor
+     * has it a TLS handshake limit of its own: the connection's idle limit bounds it. */
+    o.check_host = 0;
+    o.tls_handshake_time_ms = o.idle_interval_ms;
     tachy_jni_server *js = calloc(1, sizeof *js);
     if (js == NULL) {
         return TACHY_ENOMEM;

@@ -1,8 +1,9 @@
 /*
  * test_conn.c - one connection over real sockets: keep-alive, pipelining (counting the
  * server's writes), HTTP/1.0, Connection: close both ways, strict parsing answered with
- * the right status, every size limit, idle and slow-client timeouts, the JDK's own
- * 404 / 500 responses.
+ * the right status, every size limit, idle and slow-client timeouts (maxReqTime from the
+ * first byte, maxRspTime at its deadline), drainAmount, Nagle with nodelay = 0, Host
+ * checks (RFC 9112 3.2), the JDK's own 404 / 500 responses.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,7 +86,7 @@ static void test_pipelined_responses_leave_in_one_write(void **state) {
     (void)state;
     int fd = ts_connect(port);
     /* Warm the connection so its thread is waiting in recv. */
-    ts_send(fd, "GET / HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     ts_response_free(&r);
@@ -114,8 +115,8 @@ static void test_pipelined_mixed_framing_in_order(void **state) {
     (void)state;
     int fd = ts_connect(port);
     ts_send(fd,
-            "GET /chunked HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\nHEAD / HTTP/1.1\r\n\r\n"
-            "GET /chunked HTTP/1.1\r\n\r\n",
+            "GET /chunked HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\nHEAD / HTTP/1.1\r\nHost: t\r\n\r\n"
+            "GET /chunked HTTP/1.1\r\nHost: t\r\n\r\n",
             -1);
     ts_response r;
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
@@ -136,7 +137,7 @@ static void test_pipelined_mixed_framing_in_order(void **state) {
 static void test_connection_close_from_client(void **state) {
     (void)state;
     int fd = ts_connect(port);
-    ts_send(fd, "GET / HTTP/1.1\r\nConnection: close\r\n\r\nGET / HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     ts_response_free(&r);
@@ -152,7 +153,7 @@ static void test_connection_close_from_client(void **state) {
 static void test_connection_close_from_handler(void **state) {
     (void)state;
     int fd = ts_connect(port);
-    ts_send(fd, "GET /close HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /close HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     ts_response_free(&r);
@@ -223,24 +224,24 @@ static void expect_reject(int p, const char *req, size_t len, int status, const 
 static void test_strict_parsing(void **state) {
     (void)state;
     REJECT("GARBAGE\r\n\r\n", 400);
-    REJECT("GET / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400);
-    REJECT("GET / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400);
-    REJECT("GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400);
-    REJECT("GET / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n", 400);
-    REJECT("GET / HTTP/1.1\r\nX: a\r\n folded\r\n\r\n", 400);
-    REJECT("GET / HTTP/1.1\r\nX: a\rb\r\n\r\n", 400);
-    REJECT("GET / HTTP/1.1\r\nX : a\r\n\r\n", 400);
-    REJECT("GET / HTTP/1.1\r\nBad Header: a\r\n\r\n", 400);
-    REJECT("GET / HTTP/1.1\r\nX: a\0b\r\n\r\n", 400);
-    REJECT("POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501);
+    REJECT("GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nHost: t\r\nContent-Length: -1\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 99999999999999999999999\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nHost: t\r\nX: a\r\n folded\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nHost: t\r\nX: a\rb\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nHost: t\r\nX : a\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nHost: t\r\nBad Header: a\r\n\r\n", 400);
+    REJECT("GET / HTTP/1.1\r\nHost: t\r\nX: a\0b\r\n\r\n", 400);
+    REJECT("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n", 501);
     REJECT("GET / HTTP/2.0\r\n\r\n", 505);
-    REJECT("GET /a.txt%00.jpg HTTP/1.1\r\n\r\n", 400);
+    REJECT("GET /a.txt%00.jpg HTTP/1.1\r\nHost: t\r\n\r\n", 400);
     /* what java.net.URI refuses, the JDK refuses: 400 "URISyntaxException thrown" */
-    REJECT("GET /a^{}| HTTP/1.1\r\n\r\n", 400);
-    REJECT("GET /%zz HTTP/1.1\r\n\r\n", 400);
-    REJECT("GET /?q=%z HTTP/1.1\r\n\r\n", 400);
+    REJECT("GET /a^{}| HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+    REJECT("GET /%zz HTTP/1.1\r\nHost: t\r\n\r\n", 400);
+    REJECT("GET /?q=%z HTTP/1.1\r\nHost: t\r\n\r\n", 400);
     int fd = ts_connect(port);
-    ts_send(fd, "GET /a\"b HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /a\"b HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     size_t len;
     char *raw = ts_read_raw(fd, 1000, &len, NULL);
     assert_string_equal(raw, "HTTP/1.1 400 Bad Request\r\nContent-Length: 49\r\nContent-Type: "
@@ -255,7 +256,7 @@ static void test_bad_chunk_size_closes(void **state) {
     /* Bad chunk framing is found while the handler reads: the handler sees an error and the
      * connection closes. hello does not read, so the drain at close finds it. */
     int fd = ts_connect(port);
-    ts_send(fd, "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n", -1);
+    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n", -1);
     ts_response r;
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     ts_response_free(&r);
@@ -274,14 +275,14 @@ static void test_limits(void **state) {
     tachy_server *s = start(&o, &p);
     char req[8192];
     /* too many headers */
-    size_t n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\n");
+    size_t n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: t\r\n");
     for (int i = 0; i < 11; i++)
         n += (size_t)snprintf(req + n, sizeof req - n, "X-%d: v\r\n", i);
     n += (size_t)snprintf(req + n, sizeof req - n, "\r\n");
     expect_reject(p, req, n, 431, "too many headers");
-    /* exactly the limit is fine */
-    n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\n");
-    for (int i = 0; i < 10; i++)
+    /* exactly the limit (Host and nine more) is fine */
+    n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: t\r\n");
+    for (int i = 0; i < 9; i++)
         n += (size_t)snprintf(req + n, sizeof req - n, "X-%d: v\r\n", i);
     n += (size_t)snprintf(req + n, sizeof req - n, "\r\n");
     int fd = ts_connect(p);
@@ -292,7 +293,7 @@ static void test_limits(void **state) {
     ts_response_free(&r);
     ts_close(fd);
     /* header bytes */
-    n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\nX-Big: ");
+    n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: t\r\nX-Big: ");
     memset(req + n, 'a', 3000);
     n += 3000;
     n += (size_t)snprintf(req + n, sizeof req - n, "\r\n\r\n");
@@ -314,7 +315,7 @@ static void test_empty_uri_path_matches_no_context(void **state) {
     for (size_t i = 0; i < 2; i++) {
         int fd = ts_connect(port);
         char req[64];
-        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\n\r\n", targets[i]);
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: t\r\n\r\n", targets[i]);
         ts_send(fd, req, -1);
         ts_response r;
         assert_int_equal(ts_read_response(fd, &r, 0), 0);
@@ -379,7 +380,7 @@ static void test_404_and_500_like_the_jdk(void **state) {
     tachy_server_create_context(s, "/nohandler", NULL, NULL, NULL);
     int p = ts_start(s);
     int fd = ts_connect(p);
-    ts_send(fd, "GET /other HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /other HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     size_t len;
     char *raw = ts_read_raw(fd, 1000, &len, NULL);
     assert_string_equal(raw, "HTTP/1.1 404 Not Found\r\nContent-Length: 50\r\nContent-Type: "
@@ -388,7 +389,7 @@ static void test_404_and_500_like_the_jdk(void **state) {
     free(raw);
     ts_close(fd);
     fd = ts_connect(p);
-    ts_send(fd, "GET /nohandler HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /nohandler HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     raw = ts_read_raw(fd, 1000, &len, NULL);
     assert_string_equal(raw, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 56\r\n"
                              "Content-Type: text/html\r\nConnection: close\r\n\r\n<h1>500 Internal "
@@ -406,7 +407,7 @@ static void test_idle_timeout(void **state) {
     int p;
     tachy_server *s = start(&o, &p);
     int fd = ts_connect(p);
-    ts_send(fd, "GET / HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     ts_response_free(&r);
@@ -471,7 +472,7 @@ static void test_slow_client_cut_off(void **state) {
     int fd = ts_connect(p);
     long t0 = ts_now_ms();
     /* A slowloris: a header byte every 100 ms never completes the head in time. */
-    const char *req = "GET / HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    const char *req = "GET / HTTP/1.1\r\nHost: t\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     int closed = 0;
     for (size_t i = 0; i < strlen(req) && !closed; i++) {
         if (send(fd, req + i, 1, MSG_NOSIGNAL) < 0)
@@ -496,7 +497,7 @@ static void test_max_idle_connections(void **state) {
     int fds[4];
     for (int i = 0; i < 4; i++) {
         fds[i] = ts_connect(p);
-        ts_send(fds[i], "GET / HTTP/1.1\r\n\r\n", -1);
+        ts_send(fds[i], "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
         ts_response r;
         assert_int_equal(ts_read_response(fds[i], &r, 0), 0);
         ts_response_free(&r);
@@ -525,7 +526,7 @@ static void test_max_connections(void **state) {
     int c = ts_connect(p);
     assert_true(ts_wait_eof(c, 1000)); /* refused by closing, as the JDK does */
     ts_close(c);
-    ts_send(a, "GET / HTTP/1.1\r\n\r\n", -1);
+    ts_send(a, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
     assert_int_equal(ts_read_response(a, &r, 0), 0);
     ts_response_free(&r);
@@ -554,20 +555,57 @@ static void test_drain_amount_option(void **state) {
     memset(body, 'b', sizeof body);
     /* 50 unread bytes: drained, the connection is reused */
     int fd = ts_connect(p);
-    ts_send(fd, "POST / HTTP/1.1\r\nContent-Length: 50\r\n\r\n", -1);
+    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 50\r\n\r\n", -1);
     ts_send(fd, body, 50);
     ts_response r;
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     ts_response_free(&r);
-    ts_send(fd, "GET / HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "ok");
+    ts_response_free(&r);
+    ts_close(fd);
+    /* exactly drainAmount (100) unread bytes: the JDK closes ("at least drainAmount") */
+    fd = ts_connect(p);
+    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n", -1);
+    ts_send(fd, body, 100);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "ok");
+    ts_response_free(&r);
+    assert_true(ts_wait_eof(fd, 2000));
+    ts_close(fd);
+    /* 99 unread bytes: drained, reused */
+    fd = ts_connect(p);
+    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 99\r\n\r\n", -1);
+    ts_send(fd, body, 99);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_response_free(&r);
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     assert_string_equal(r.body, "ok");
     ts_response_free(&r);
     ts_close(fd);
     /* 1000 unread bytes: more than drainAmount, the connection closes after the response */
     fd = ts_connect(p);
-    ts_send(fd, "POST / HTTP/1.1\r\nContent-Length: 1000\r\n\r\n", -1);
+    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n", -1);
     ts_send(fd, body, sizeof body);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "ok");
+    ts_response_free(&r);
+    assert_true(ts_wait_eof(fd, 2000));
+    ts_close(fd);
+    ts_stop(s);
+
+    /* drainAmount 1: one unread byte closes; a body-less request keeps the connection */
+    o.drain_amount = 1;
+    s = ts_server(&o);
+    tachy_server_create_context(s, "/", noread, NULL, NULL);
+    p = ts_start(s);
+    fd = ts_connect(p);
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_response_free(&r);
+    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\n\r\nx", -1);
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     assert_string_equal(r.body, "ok");
     ts_response_free(&r);
@@ -597,7 +635,7 @@ static void test_max_rsp_time_cuts_off_a_client_that_does_not_read(void **state)
     tachy_server_create_context(s, "/", huge, NULL, NULL);
     int p = ts_start(s);
     int fd = ts_connect(p);
-    ts_send(fd, "GET / HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     long t0 = ts_now_ms();
     ts_sleep_ms(1500); /* do not read: the server's send blocks, then times out */
     size_t len = 0;
@@ -633,7 +671,7 @@ static void test_max_req_time_cuts_off_a_stalled_body(void **state) {
     int p = ts_start(s);
     int fd = ts_connect(p);
     long t0 = ts_now_ms();
-    ts_send(fd, "POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\nonly ten b", -1);
+    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nonly ten b", -1);
     assert_true(ts_wait_eof(fd, 4000)); /* closed without a response */
     long dt = ts_now_ms() - t0;
     assert_true(dt >= 300 && dt < 3000);
@@ -663,7 +701,7 @@ static void test_max_rsp_time_cuts_off_a_slow_handler(void **state) {
     int p = ts_start(s);
     int fd = ts_connect(p);
     long t0 = ts_now_ms();
-    ts_send(fd, "GET / HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     size_t len = 0;
     int eof = 0;
     free(ts_read_raw(fd, 2500, &len, &eof));
@@ -673,6 +711,179 @@ static void test_max_rsp_time_cuts_off_a_slow_handler(void **state) {
     assert_true(len > 0);         /* after the first ticks had gone out */
     ts_close(fd);
     ts_sleep_ms(300); /* let the handler notice its dead socket and return */
+    ts_stop(s);
+}
+
+/* A chunked response: headers (length 0), one small chunk, close. */
+static int chunky(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_exchange_send_response_headers(ex, 200, 0);
+    tachy_exchange_write(ex, "chunk of data", 13);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+/*
+ * With TCP_NODELAY off (nodelay = 0, the JDK's default), Nagle holds a small segment while
+ * an earlier small one is unacknowledged, and the client delays its ACK (~40 ms): a
+ * chunked response whose head left alone used to wait ~45 ms for its last piece. 200 of
+ * them on one keep-alive connection now take well under 45 ms each.
+ */
+static void test_chunked_responses_are_not_held_by_nagle(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.nodelay = 0;
+    tachy_server *s = ts_server(&o);
+    tachy_server_create_context(s, "/c", chunky, NULL, NULL);
+    int fd = ts_connect(ts_start(s));
+    enum { N = 200 };
+    long t0 = ts_now_ms();
+    for (int i = 0; i < N; i++) {
+        ts_send(fd, "GET /c HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+        ts_response r;
+        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        assert_int_equal(r.status, 200);
+        assert_true(r.chunked);
+        assert_string_equal(r.body, "chunk of data");
+        ts_response_free(&r);
+    }
+    long took = ts_now_ms() - t0;
+    print_message("%d chunked responses with nodelay=0: %ld ms\n", N, took);
+    assert_true(took < 2000); /* ~9 s when Nagle held each one */
+    ts_close(fd);
+    ts_stop(s);
+}
+
+/* One request on a new connection to port p; returns the status (-1: no response). */
+static int status_of(int p, const char *req) {
+    int fd = ts_connect(p);
+    ts_send(fd, req, -1);
+    ts_response r;
+    int st = -1;
+    if (ts_read_response(fd, &r, 0) == 0) {
+        st = r.status;
+        ts_response_free(&r);
+    }
+    ts_close(fd);
+    return st;
+}
+
+/* RFC 9112 3.2 (check_host, on by default): no Host in HTTP/1.1, two Host fields, or a
+ * value that is not uri-host[:port] -> 400; with check_host = 0 (the JDK) all are served. */
+static void test_host_checked(void **state) {
+    (void)state;
+    static const char *const bad[] = {
+        "GET / HTTP/1.1\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nX: 1\r\nhost: b\r\n\r\n",
+        "GET / HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: user@a\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a:80x\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a:80:81\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: []\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: [::1]x\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a%2\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\"b\r\n\r\n",
+        "GET http://a/ HTTP/1.1\r\n\r\n",
+    };
+    static const char *const good[] = {
+        "GET / HTTP/1.0\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: example.com\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: example.com:8080\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: example.com:\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: [v1.fe]\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: xn--d1a.%41~_!$&'()*+,;=\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost:\r\n\r\n",
+        "GET http://other/ HTTP/1.1\r\nHost: a\r\n\r\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (status_of(port, bad[i]) != 400)
+            fail_msg("not refused: %s", bad[i]);
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        if (status_of(port, good[i]) != 200)
+            fail_msg("not served: %s", good[i]);
+    tachy_options o;
+    tachy_options_init(&o);
+    assert_int_equal(o.check_host, 1);
+    o.check_host = 0;
+    int p;
+    tachy_server *s = start(&o, &p);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (status_of(p, bad[i]) != 200)
+            fail_msg("check_host = 0, not served: %s", bad[i]);
+    ts_stop(s);
+}
+
+/* maxReqTime counts from the request's first byte, as the JDK's: a new connection that
+ * waits longer than maxReqTime before sending anything is still served; a head started
+ * and left incomplete is cut off at maxReqTime of its first byte. */
+static void test_max_req_time_starts_at_the_first_byte(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.max_req_time_ms = 300;
+    int p;
+    tachy_server *s = start(&o, &p);
+    int fd = ts_connect(p);
+    ts_sleep_ms(700);
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_int_equal(r.status, 200);
+    ts_response_free(&r);
+    ts_close(fd);
+    fd = ts_connect(p);
+    ts_send(fd, "GET / HTTP/1.1\r\nHo", -1);
+    long t0 = ts_now_ms();
+    assert_true(ts_wait_eof(fd, 3000));
+    long took = ts_now_ms() - t0;
+    assert_true(took >= 200 && took < 1500);
+    ts_close(fd);
+    ts_stop(s);
+}
+
+/* Waits 3 s, then answers 200 with no body. */
+static int late_answer(tachy_exchange *ex, void *user) {
+    (void)user;
+    ts_sleep_ms(3000);
+    tachy_exchange_send_response_headers(ex, 200, -1);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+/*
+ * maxRspTime runs from the end of the request, as the JDK's: a handler that waits past it
+ * before sendResponseHeaders is cut off (the connection closes with no response), and at
+ * the deadline itself: the watchdog sweeps at the earliest deadline, not up to a quarter
+ * of the limit later (here 500 ms).
+ */
+static void test_max_rsp_time_is_enforced_at_its_deadline(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.max_rsp_time_ms = 2000;
+    tachy_server *s = ts_server(&o);
+    tachy_server_create_context(s, "/", late_answer, NULL, NULL);
+    int p = ts_start(s);
+    int fd = ts_connect(p);
+    long t0 = ts_now_ms();
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    size_t len = 0;
+    int eof = 0;
+    free(ts_read_raw(fd, 4000, &len, &eof));
+    long dt = ts_now_ms() - t0;
+    print_message("maxRspTime 2000: closed after %ld ms\n", dt);
+    assert_true(eof);
+    assert_int_equal(len, 0); /* no response */
+    assert_true(dt >= 1950 && dt < 2250);
+    ts_close(fd);
+    ts_sleep_ms(1200); /* the handler returns */
     ts_stop(s);
 }
 
@@ -701,6 +912,10 @@ int main(void) {
         cmocka_unit_test(test_max_rsp_time_cuts_off_a_client_that_does_not_read),
         cmocka_unit_test(test_max_req_time_cuts_off_a_stalled_body),
         cmocka_unit_test(test_max_rsp_time_cuts_off_a_slow_handler),
+        cmocka_unit_test(test_chunked_responses_are_not_held_by_nagle),
+        cmocka_unit_test(test_host_checked),
+        cmocka_unit_test(test_max_req_time_starts_at_the_first_byte),
+        cmocka_unit_test(test_max_rsp_time_is_enforced_at_its_deadline),
     };
     return cmocka_run_group_tests_name("conn", tests, setup, teardown);
 }

@@ -376,7 +376,7 @@ static void test_fixed_length(void **state) {
 static void test_chunked_response(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /r?200,0,10000 HTTP/1.1\r\n\r\n", &r, 0);
+    int fd = roundtrip("GET /r?200,0,10000 HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
     assert_int_equal(r.chunked, 1);
     assert_non_null(strstr(r.head, "\r\nTransfer-encoding: chunked\r\n"));
     assert_int_equal(r.body_len, 10000);
@@ -387,7 +387,7 @@ static void test_chunked_response(void **state) {
 static void test_no_body_minus_one(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /r?200,-1,0 HTTP/1.1\r\n\r\n", &r, 0);
+    int fd = roundtrip("GET /r?200,-1,0 HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
     assert_int_equal(r.content_length, 0);
     assert_int_equal(r.body_len, 0);
     ts_response_free(&r);
@@ -396,8 +396,8 @@ static void test_no_body_minus_one(void **state) {
 
 static void test_head_has_no_body(void **state) {
     (void)state;
-    const char *reqs[] = {"HEAD /r?200,5,5 HTTP/1.1\r\n\r\n", "HEAD /r?200,0,5 HTTP/1.1\r\n\r\n",
-                          "HEAD /r?200,-1,0 HTTP/1.1\r\n\r\n"};
+    const char *reqs[] = {"HEAD /r?200,5,5 HTTP/1.1\r\nHost: t\r\n\r\n", "HEAD /r?200,0,5 HTTP/1.1\r\nHost: t\r\n\r\n",
+                          "HEAD /r?200,-1,0 HTTP/1.1\r\nHost: t\r\n\r\n"};
     for (size_t i = 0; i < 3; i++) {
         int fd = ts_connect(port);
         ts_send(fd, reqs[i], -1);
@@ -415,8 +415,8 @@ static void test_head_has_no_body(void **state) {
 
 static void test_204_304_1xx_never_have_body(void **state) {
     (void)state;
-    const char *reqs[] = {"GET /r?204,5,5 HTTP/1.1\r\n\r\n", "GET /r?304,5,5 HTTP/1.1\r\n\r\n",
-                          "GET /r?102,5,5 HTTP/1.1\r\n\r\n"};
+    const char *reqs[] = {"GET /r?204,5,5 HTTP/1.1\r\nHost: t\r\n\r\n", "GET /r?304,5,5 HTTP/1.1\r\nHost: t\r\n\r\n",
+                          "GET /r?102,5,5 HTTP/1.1\r\nHost: t\r\n\r\n"};
     const char *lines[] = {"HTTP/1.1 204 No Content\r\n", "HTTP/1.1 304 Not Modified\r\n",
                            "HTTP/1.1 102 \r\n"};
     for (size_t i = 0; i < 3; i++) {
@@ -435,13 +435,13 @@ static void test_204_304_1xx_never_have_body(void **state) {
 static void test_unknown_code_trailing_space(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /r?207,3,3 HTTP/1.1\r\n\r\n", &r, 0);
+    int fd = roundtrip("GET /r?207,3,3 HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
     assert_non_null(strstr(r.head, "HTTP/1.1 207 \r\n"));
     assert_string_equal(r.body, "xxx");
     ts_response_free(&r);
     ts_close(fd);
     /* codes outside the usual range go out as given, as the JDK sends them */
-    fd = roundtrip("GET /r?99,1,1 HTTP/1.1\r\n\r\n", &r, 0);
+    fd = roundtrip("GET /r?99,1,1 HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
     assert_non_null(strstr(r.head, "HTTP/1.1 99 \r\n"));
     ts_response_free(&r);
     ts_close(fd);
@@ -450,7 +450,7 @@ static void test_unknown_code_trailing_space(void **state) {
 static void test_fixed_body_echo(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("POST /echo HTTP/1.1\r\nContent-Length: 11\r\n\r\nhello world", &r, 0);
+    int fd = roundtrip("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 11\r\n\r\nhello world", &r, 0);
     assert_int_equal(r.status, 200);
     assert_string_equal(r.body, "hello world");
     ts_response_free(&r);
@@ -461,7 +461,7 @@ static void test_chunked_request_body(void **state) {
     (void)state;
     ts_response r;
     int fd = ts_connect(port);
-    ts_send(fd, "POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", -1);
+    ts_send(fd, "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n", -1);
     ts_send(fd, "5;ext=1\r\nhello\r\n", -1);
     ts_sleep_ms(20);
     ts_send(fd, "1\r\n \r\n5\r\nworld\r\n0\r\nX-Trailer: t\r\n\r\n", -1);
@@ -469,7 +469,7 @@ static void test_chunked_request_body(void **state) {
     assert_string_equal(r.body, "hello world");
     ts_response_free(&r);
     /* The connection is still usable afterwards. */
-    ts_send(fd, "GET /r?200,2,2 HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /r?200,2,2 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     assert_string_equal(r.body, "xx");
     ts_response_free(&r);
@@ -484,7 +484,7 @@ static void test_large_bodies_both_ways(void **state) {
         body[i] = (char)('a' + i % 26);
     int fd = ts_connect(port);
     char head[128];
-    snprintf(head, sizeof head, "POST /echo HTTP/1.1\r\nContent-Length: %zu\r\n\r\n", n);
+    snprintf(head, sizeof head, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: %zu\r\n\r\n", n);
     ts_send(fd, head, -1);
     ts_send(fd, body, (ssize_t)n);
     ts_response r;
@@ -493,7 +493,7 @@ static void test_large_bodies_both_ways(void **state) {
     assert_memory_equal(r.body, body, n);
     ts_response_free(&r);
     /* 4 MiB chunked response */
-    ts_send(fd, "GET /r?200,0,4194304 HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /r?200,0,4194304 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     assert_int_equal(r.body_len, 4194304);
     ts_response_free(&r);
@@ -504,7 +504,7 @@ static void test_large_bodies_both_ways(void **state) {
 static void test_expect_continue(void **state) {
     (void)state;
     int fd = ts_connect(port);
-    ts_send(fd, "POST /echo HTTP/1.1\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n", -1);
+    ts_send(fd, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n", -1);
     size_t len;
     char *raw = ts_read_raw(fd, 300, &len, NULL);
     /* The JDK's exact interim response, sent before the handler reads. */
@@ -521,7 +521,7 @@ static void test_expect_continue(void **state) {
 static void test_unread_small_body_is_drained(void **state) {
     (void)state;
     int fd = ts_connect(port);
-    ts_send(fd, "POST /noread HTTP/1.1\r\nContent-Length: 1000\r\n\r\n", -1);
+    ts_send(fd, "POST /noread HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n", -1);
     char body[1000];
     memset(body, 'b', sizeof body);
     ts_send(fd, body, sizeof body);
@@ -529,7 +529,7 @@ static void test_unread_small_body_is_drained(void **state) {
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     assert_string_equal(r.body, "ok");
     ts_response_free(&r);
-    ts_send(fd, "GET /r?200,1,1 HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /r?200,1,1 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     assert_string_equal(r.body, "x");
     ts_response_free(&r);
@@ -540,7 +540,7 @@ static void test_unread_large_body_closes(void **state) {
     (void)state;
     int fd = ts_connect(port);
     /* More than drainAmount (64 KiB): the connection is not reused. */
-    ts_send(fd, "POST /noread HTTP/1.1\r\nContent-Length: 10000000\r\n\r\n", -1);
+    ts_send(fd, "POST /noread HTTP/1.1\r\nHost: t\r\nContent-Length: 10000000\r\n\r\n", -1);
     char chunk[65536];
     memset(chunk, 'b', sizeof chunk);
     ts_send(fd, chunk, sizeof chunk);
@@ -556,7 +556,7 @@ static void test_unread_large_body_closes(void **state) {
 static void test_handler_failure_closes_without_response(void **state) {
     (void)state;
     int fd = ts_connect(port);
-    ts_send(fd, "GET /fail HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /fail HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     size_t len;
     int eof;
     char *raw = ts_read_raw(fd, 2000, &len, &eof);
@@ -566,7 +566,7 @@ static void test_handler_failure_closes_without_response(void **state) {
     ts_close(fd);
     /* The server keeps serving. */
     ts_response r;
-    fd = roundtrip("GET /r?200,1,1 HTTP/1.1\r\n\r\n", &r, 0);
+    fd = roundtrip("GET /r?200,1,1 HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
     assert_int_equal(r.status, 200);
     ts_response_free(&r);
     ts_close(fd);
@@ -575,10 +575,10 @@ static void test_handler_failure_closes_without_response(void **state) {
 static void test_handler_return_closes_exchange(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /noclose HTTP/1.1\r\n\r\n", &r, 0);
+    int fd = roundtrip("GET /noclose HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
     assert_string_equal(r.body, "abc");
     ts_response_free(&r);
-    ts_send(fd, "GET /r?200,1,1 HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /r?200,1,1 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     ts_response_free(&r);
     ts_close(fd);
@@ -587,7 +587,7 @@ static void test_handler_return_closes_exchange(void **state) {
 static void test_close_without_headers_closes_connection(void **state) {
     (void)state;
     int fd = ts_connect(port);
-    ts_send(fd, "GET /noheaders HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /noheaders HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     size_t len;
     int eof;
     free(ts_read_raw(fd, 2000, &len, &eof));
@@ -599,10 +599,10 @@ static void test_close_without_headers_closes_connection(void **state) {
 static void test_deferred_close_from_other_thread(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /deferred HTTP/1.1\r\n\r\n", &r, 0);
+    int fd = roundtrip("GET /deferred HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
     assert_string_equal(r.body, "later");
     ts_response_free(&r);
-    ts_send(fd, "GET /deferred HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /deferred HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     assert_string_equal(r.body, "later");
     ts_response_free(&r);
@@ -612,7 +612,7 @@ static void test_deferred_close_from_other_thread(void **state) {
 static void test_crlf_in_response_header_refused(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /badheader HTTP/1.1\r\n\r\n", &r, 0);
+    int fd = roundtrip("GET /badheader HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
     assert_int_equal(bad_seen[0], TACHY_EBADHEADER);
     assert_int_equal(bad_seen[1], TACHY_EBADHEADER);
     assert_null(strstr(r.head, "Injected"));
@@ -625,7 +625,7 @@ static void test_upgrade_takes_over_stream(void **state) {
     (void)state;
     int fd = ts_connect(port);
     /* Bytes right after the request must reach the upgraded stream. */
-    ts_send(fd, "GET /upgrade HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\nearly", -1);
+    ts_send(fd, "GET /upgrade HTTP/1.1\r\nHost: t\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\nearly", -1);
     ts_response r;
     assert_int_equal(ts_read_response(fd, &r, 1), 0);
     assert_int_equal(r.status, 101);
@@ -644,11 +644,11 @@ static void test_upgrade_takes_over_stream(void **state) {
 static void test_request_getters(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /get/a%20b?x=1&y=%20 HTTP/1.1\r\n\r\n", &r, 0);
+    int fd = roundtrip("GET /get/a%20b?x=1&y=%20 HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
     assert_string_equal(r.body, "GET|/get/a%20b?x=1&y=%20|/get/a b|x=1&y=%20|HTTP/1.1|/get|127.0.0.1|1");
     ts_response_free(&r);
     ts_close(fd);
-    fd = roundtrip("GET http://example.com/get/abs HTTP/1.1\r\n\r\n", &r, 0);
+    fd = roundtrip("GET http://example.com/get/abs HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
     assert_string_equal(r.body, "GET|http://example.com/get/abs|/get/abs|(null)|HTTP/1.1|/get|127.0.0.1|1");
     ts_response_free(&r);
     ts_close(fd);
@@ -658,7 +658,7 @@ static void test_framing_headers_replace_the_handlers_like_the_jdk(void **state)
     (void)state;
     /* Fixed length: tachy's Content-length replaces the handler's; Date is always ours. */
     int fd = ts_connect(port);
-    ts_send(fd, "GET /own?3 HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /own?3 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     assert_string_equal(r.body, "abc");
@@ -666,7 +666,7 @@ static void test_framing_headers_replace_the_handlers_like_the_jdk(void **state)
     assert_null(strstr(r.head, ": 7\r\n"));
     ts_response_free(&r);
     /* HEAD: the JDK sets no length, so the handler's stays (SimpleFileServer relies on it) */
-    ts_send(fd, "HEAD /own?-1 HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "HEAD /own?-1 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     size_t len;
     char *raw = ts_read_raw(fd, 300, &len, NULL);
     assert_non_null(strstr(raw, "\r\nContent-length: 7\r\n"));
@@ -685,8 +685,8 @@ static void test_request_fields(void **state) {
     assert_string_equal(r.body, "4 Host=h;X-a=1;Content-type=t/p;X-a=2;");
     ts_response_free(&r);
     ts_close(fd);
-    fd = roundtrip("GET /fields?change HTTP/1.1\r\nX-A: 1\r\nB: 2\r\nx-a: 3\r\n\r\n", &r, 0);
-    assert_string_equal(r.body, "5 X-a=1;B=2;X-a=3;|X-a=changed;B=2;");
+    fd = roundtrip("GET /fields?change HTTP/1.1\r\nHost: t\r\nX-A: 1\r\nB: 2\r\nx-a: 3\r\n\r\n", &r, 0);
+    assert_string_equal(r.body, "7 Host=t;X-a=1;B=2;X-a=3;|Host=t;X-a=changed;B=2;");
     ts_response_free(&r);
     ts_close(fd);
 }

@@ -1,8 +1,9 @@
 /*
  * test_pool.c - the running server (pool/) over real sockets: stop(delay) with idle and
  * active connections, thread hooks, hundreds of concurrent clients with every request
- * answered, threads reused across connections, and accept recovering after the process
- * ran out of descriptors.
+ * answered, threads reused across connections, accept recovering after the process ran
+ * out of descriptors, a handler blocked in a body read delaying nobody, and
+ * max_body_time_ms cutting off a slow body.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,7 +87,7 @@ static void test_stop_waits_for_active_exchange_at_most_delay(void **state) {
     int port = ts_start(s);
     /* An exchange that ends within the delay completes and stop returns right after it. */
     int fd = ts_connect(port);
-    ts_send(fd, "GET /short HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /short HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_sleep_ms(50);
     long t0 = ts_now_ms();
     assert_int_equal(tachy_server_stop(s, 2), 0);
@@ -104,7 +105,7 @@ static void test_stop_waits_for_active_exchange_at_most_delay(void **state) {
     tachy_server_create_context(s, "/long", sleepy, (void *)(intptr_t)3000, NULL);
     port = ts_start(s);
     fd = ts_connect(port);
-    ts_send(fd, "GET /long HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /long HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_sleep_ms(50);
     t0 = ts_now_ms();
     assert_int_equal(tachy_server_stop(s, 1), 0);
@@ -134,7 +135,7 @@ static void *client(void *arg) {
     (void)arg;
     int fd = ts_connect(cport);
     for (int i = 0; i < 20; i++) {
-        ts_send(fd, "GET /c HTTP/1.1\r\n\r\n", -1);
+        ts_send(fd, "GET /c HTTP/1.1\r\nHost: t\r\n\r\n", -1);
         ts_response r;
         if (ts_read_response(fd, &r, 0) == 0 && r.status == 200 &&
             strcmp(r.body, "c:/c") == 0)
@@ -268,6 +269,152 @@ static void test_accept_recovers_from_descriptor_exhaustion(void **state) {
     ts_stop(s);
 }
 
+/* Reads the whole request body, then answers its length. */
+static int body_reader(tachy_exchange *ex, void *user) {
+    (void)user;
+    char buf[4096];
+    ssize_t n, total = 0;
+    while ((n = tachy_exchange_read(ex, buf, sizeof buf)) > 0)
+        total += n;
+    char out[32];
+    int len = snprintf(out, sizeof out, "%zd", total);
+    tachy_exchange_send_response_headers(ex, 200, len);
+    tachy_exchange_write(ex, out, (size_t)len);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+static int slow_port;
+static atomic_long slow_worst_ms;
+static atomic_int slow_answered;
+
+static void *slow_get(void *arg) {
+    (void)arg;
+    long t0 = ts_now_ms();
+    int st;
+    char *b = get(slow_port, "/g", &st);
+    long took = ts_now_ms() - t0;
+    if (st == 200 && b && strcmp(b, "g:/g") == 0)
+        atomic_fetch_add(&slow_answered, 1);
+    free(b);
+    long w = atomic_load(&slow_worst_ms);
+    while (took > w && !atomic_compare_exchange_weak(&slow_worst_ms, &w, took)) {
+    }
+    return NULL;
+}
+
+/*
+ * A handler blocked reading a body that never comes must not delay anyone else: on a
+ * freshly started server (one pool thread), one connection announces a 5-byte body and
+ * sends none, then 30 ordinary GETs on their own connections are all answered promptly.
+ * The blocked read asks the pool for a replacement thread before it blocks.
+ */
+static void test_blocked_body_read_delays_nobody(void **state) {
+    (void)state;
+    tachy_server *s = ts_server(NULL);
+    tachy_server_create_context(s, "/g", named, "g", NULL);
+    tachy_server_create_context(s, "/body", body_reader, NULL, NULL);
+    slow_port = ts_start(s);
+    int stalled = ts_connect(slow_port);
+    ts_send(stalled, "POST /body HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\n", -1);
+    ts_sleep_ms(20); /* the handler is in its read */
+    enum { N = 30 };
+    pthread_t t[N];
+    atomic_store(&slow_worst_ms, 0);
+    atomic_store(&slow_answered, 0);
+    long t0 = ts_now_ms();
+    for (int i = 0; i < N; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, slow_get, NULL), 0);
+    for (int i = 0; i < N; i++)
+        pthread_join(t[i], NULL);
+    long all = ts_now_ms() - t0;
+    print_message("30 GETs beside a stalled body: worst %ld ms, all %ld ms\n",
+                  atomic_load(&slow_worst_ms), all);
+    assert_int_equal(atomic_load(&slow_answered), N);
+    /* Before the fix each waited for the watchdog, which sleeps up to 1 s while the server
+     * has no connection: ~980 ms here, right after start. Now a few ms. */
+    assert_true(atomic_load(&slow_worst_ms) < 500);
+    /* The stalled body is still served once it comes. */
+    ts_send(stalled, "hello", 5);
+    ts_response r;
+    assert_int_equal(ts_read_response(stalled, &r, 0), 0);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "5");
+    ts_response_free(&r);
+    ts_close(stalled);
+    ts_stop(s);
+}
+
+static atomic_long body_read_result;
+
+/* Reads the body; records the last read's result (a count or a TACHY_E* code). */
+static int body_recorder(tachy_exchange *ex, void *user) {
+    (void)user;
+    char buf[64];
+    ssize_t n;
+    while ((n = tachy_exchange_read(ex, buf, sizeof buf)) > 0) {
+    }
+    atomic_store(&body_read_result, (long)n);
+    if (n == 0) {
+        tachy_exchange_send_response_headers(ex, 200, -1);
+    }
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+/*
+ * max_body_time_ms bounds a slow body: a body that has sent 2 of its 5 bytes is cut off
+ * (connection closed, the handler's read fails) soon after the bound; without the option
+ * (the JDK's semantics) the same body is still waited for, and served when it completes.
+ */
+static void test_max_body_time_cuts_off_a_slow_body(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    assert_int_equal(o.max_body_time_ms, -1);
+    o.max_body_time_ms = 300;
+    tachy_server *s = ts_server(&o);
+    tachy_server_create_context(s, "/body", body_recorder, NULL, NULL);
+    int port = ts_start(s);
+    atomic_store(&body_read_result, 1);
+    int fd = ts_connect(port);
+    long t0 = ts_now_ms();
+    ts_send(fd, "POST /body HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nab", -1);
+    assert_true(ts_wait_eof(fd, 3000));
+    long took = ts_now_ms() - t0;
+    print_message("a stalled body with max_body_time_ms=300 closed after %ld ms\n", took);
+    assert_true(took >= 250 && took < 1500);
+    for (int i = 0; i < 100 && atomic_load(&body_read_result) > 0; i++)
+        ts_sleep_ms(10);
+    assert_true(atomic_load(&body_read_result) < 0);
+    ts_close(fd);
+    /* A body that completes in time is served on a server with the bound. */
+    fd = ts_connect(port);
+    ts_send(fd, "POST /body HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nab", -1);
+    ts_sleep_ms(100);
+    ts_send(fd, "cde", 3);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_int_equal(r.status, 200);
+    ts_response_free(&r);
+    ts_close(fd);
+    ts_stop(s);
+
+    /* The default: no bound of its own; the body is waited for past 300 ms. */
+    s = ts_server(NULL);
+    tachy_server_create_context(s, "/body", body_recorder, NULL, NULL);
+    port = ts_start(s);
+    fd = ts_connect(port);
+    ts_send(fd, "POST /body HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nab", -1);
+    assert_false(ts_wait_eof(fd, 800));
+    ts_send(fd, "cde", 3);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_int_equal(r.status, 200);
+    ts_response_free(&r);
+    ts_close(fd);
+    ts_stop(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stop_idle_returns_at_once),
@@ -275,6 +422,8 @@ int main(void) {
         cmocka_unit_test(test_hundreds_of_concurrent_connections),
         cmocka_unit_test(test_threads_are_reused),
         cmocka_unit_test(test_accept_recovers_from_descriptor_exhaustion),
+        cmocka_unit_test(test_blocked_body_read_delays_nobody),
+        cmocka_unit_test(test_max_body_time_cuts_off_a_slow_body),
     };
     return cmocka_run_group_tests_name("pool", tests, NULL, NULL);
 }

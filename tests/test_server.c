@@ -322,10 +322,10 @@ static void test_basic_authenticator(void **state) {
         int fd = ts_connect(port);
         char req[256];
         if (cases[i].authz)
-            snprintf(req, sizeof req, "GET /secure HTTP/1.1\r\nAuthorization: %s\r\n\r\n",
+            snprintf(req, sizeof req, "GET /secure HTTP/1.1\r\nHost: t\r\nAuthorization: %s\r\n\r\n",
                      cases[i].authz);
         else
-            snprintf(req, sizeof req, "GET /secure HTTP/1.1\r\n\r\n");
+            snprintf(req, sizeof req, "GET /secure HTTP/1.1\r\nHost: t\r\n\r\n");
         ts_send(fd, req, -1);
         ts_response r;
         assert_int_equal(ts_read_response(fd, &r, 0), 0);

@@ -811,7 +811,8 @@ static void handshake_timeout(void **state) {
     (void)state;
     tachy_options o;
     tachy_options_init(&o);
-    o.max_req_time_ms = 400; /* the first-request limit bounds the handshake too */
+    assert_int_equal(o.tls_handshake_time_ms, 10000); /* below idleInterval (30 s) */
+    o.tls_handshake_time_ms = 400;
     int p;
     tachy_server *s = start_https(cfg, &o, &p);
 
@@ -836,6 +837,41 @@ static void handshake_timeout(void **state) {
     took = ts_now_ms() - t0;
     assert_true(took >= 300 && took < 2500);
     close(fd);
+    assert_true(wait_no_connections(s, 3000));
+    ts_stop(s);
+}
+
+/* A TLS 1.2 handshake offering only the given suites; 1 if it completes. */
+static int tls12_with(int p, const char *suites) {
+    int fd = ts_connect(p);
+    SSL *ssl = SSL_new(cctx);
+    SSL_set_fd(ssl, fd);
+    SSL_set_tlsext_host_name(ssl, "localhost");
+    SSL_set_max_proto_version(ssl, TLS1_2_VERSION);
+    assert_int_equal(SSL_set_cipher_list(ssl, suites), 1);
+    int ok = SSL_connect(ssl) == 1;
+    ERR_clear_error();
+    SSL_free(ssl);
+    close(fd);
+    return ok;
+}
+
+/* The TLS 1.2 default is AEAD only: a client offering only CBC suites is refused, one
+ * offering GCM is served; tachy_tls_config_set_ciphers can still allow CBC. */
+static void tls12_default_is_aead_only(void **state) {
+    (void)state;
+    assert_false(tls12_with(port, "ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA384"));
+    assert_true(tls12_with(port, "ECDHE-ECDSA-AES128-GCM-SHA256"));
+    assert_true(tls12_with(port, "ECDHE-ECDSA-CHACHA20-POLY1305"));
+    tachy_tls_config *c;
+    assert_int_equal(tachy_tls_config_create(&c), 0);
+    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    assert_int_equal(tachy_tls_config_set_ciphers(c, "ECDHE-ECDSA-AES128-SHA", NULL), 0);
+    int p;
+    tachy_server *s = start_https(c, NULL, &p);
+    tachy_tls_config_free(c);
+    assert_true(tls12_with(p, "ECDHE-ECDSA-AES128-SHA"));
+    assert_false(tls12_with(p, "ECDHE-ECDSA-AES128-GCM-SHA256"));
     assert_true(wait_no_connections(s, 3000));
     ts_stop(s);
 }
@@ -1127,6 +1163,7 @@ int main(void) {
         cmocka_unit_test(large_bodies),
         cmocka_unit_test(send_file_over_tls),
         cmocka_unit_test(handshake_timeout),
+        cmocka_unit_test(tls12_default_is_aead_only),
         cmocka_unit_test(plaintext_to_tls_port),
         cmocka_unit_test(clients_vanishing),
         cmocka_unit_test(websocket_over_tls),

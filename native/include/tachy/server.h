@@ -55,8 +55,10 @@ typedef struct tachy_options {
     int max_req_headers;       /* maxReqHeaders: max header lines per request (200) -> 431  */
     int max_req_header_size;   /* maxReqHeaderSize: max bytes of all header lines (393216)  */
     int max_request_line;      /* tachy: longest request line in bytes (16384) -> 414      */
-    long max_req_time_ms;      /* maxReqTime: time to receive a request's headers (-1)     */
-    long max_rsp_time_ms;      /* maxRspTime: time to send one response (-1)               */
+    long max_req_time_ms;      /* maxReqTime: from the request's first byte until its body
+                                  has been read (-1); the connection closes after it       */
+    long max_rsp_time_ms;      /* maxRspTime: from the end of the request (its body read)
+                                  until the response is complete (-1); closes after it     */
     long idle_interval_ms;     /* idleInterval: keep-alive idle timeout (30000)            */
     int max_idle_connections;  /* maxIdleConnections: idle keep-alive connections kept (200) */
     int max_connections;       /* jdk.httpserver.maxConnections: -1 or 0 = unlimited       */
@@ -76,6 +78,29 @@ typedef struct tachy_options {
     /* Diagnostics (handler failures, rejected connections). NULL = silent. Any thread. */
     void (*log)(void *user, int level, const char *message);
     void *log_user;
+    /*
+     * tachy: the longest a request body may take to arrive, counted from the end of its
+     * head, in ms; -1 (the default) = no bound of its own. The JDK has none: there only
+     * maxReqTime (max_req_time_ms, which covers the body too) bounds a slow body, and
+     * between two bytes a read waits at most idle_interval_ms. Past the bound the
+     * connection is closed without a response (the handler's read fails), as maxReqTime
+     * closes it. A blocked body read never holds up other connections either way: the
+     * pool brings in another thread before it waits.
+     */
+    long max_body_time_ms;
+    /*
+     * tachy: RFC 9112 section 3.2 (1, the default): an HTTP/1.1 request without Host, any
+     * request with more than one Host field, or a Host value that is not a valid
+     * uri-host[:port] gets 400 "Bad Request" and the connection is closed. 0 = no check
+     * (the JDK's behaviour; the Java provider sets 0).
+     */
+    int check_host;
+    /*
+     * tachy, HTTPS only: the TLS handshake must be done within this many ms of accept
+     * (10000); a client that sends nothing or a partial ClientHello is closed then,
+     * instead of holding its buffers until the request deadline. <= 0 = the default.
+     */
+    long tls_handshake_time_ms;
 } tachy_options;
 
 /* Fills opt with the defaults above. Any thread. */

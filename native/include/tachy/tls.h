@@ -99,7 +99,9 @@ TACHY_API int tachy_tls_config_set_max_version(tachy_tls_config *cfg, int versio
  * Cipher selection in OpenSSL's syntax: tls12_ciphers for TLS 1.2 and below
  * ("ECDHE+AESGCM:ECDHE+CHACHA20"), tls13_suites for TLS 1.3
  * ("TLS_AES_128_GCM_SHA256:TLS_CHACHA20_POLY1305_SHA256"). Either may be NULL to keep the
- * default. TACHY_EINVAL when OpenSSL accepts none of the names; TACHY_ESTATE once given to
+ * default. The TLS 1.2 default is AEAD with forward secrecy only (Mozilla's "intermediate"
+ * profile: ECDHE-ECDSA/RSA and DHE-RSA with AES-GCM or ChaCha20-Poly1305; no CBC suite);
+ * TLS 1.3's is OpenSSL's (all AEAD). TACHY_EINVAL when OpenSSL accepts none of the names; TACHY_ESTATE once given to
  * a server. Configuring thread only.
  */
 TACHY_API int tachy_tls_config_set_ciphers(tachy_tls_config *cfg, const char *tls12_ciphers,

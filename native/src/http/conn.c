@@ -17,6 +17,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 int tachy__conn_response_done(tachy__conn *c) {
     if (tachy__buf_size(&c->rbuf) > 0)
@@ -27,7 +28,7 @@ int tachy__conn_response_done(tachy__conn *c) {
             return 0;
         c->last_read_full = 0;
     }
-    return tachy__io_flush(c);
+    return tachy__io_flush_end(c);
 }
 
 void tachy__conn_cleanup(tachy__conn *c) {
@@ -40,6 +41,36 @@ void tachy__conn_cleanup(tachy__conn *c) {
     c->refs = NULL;
 }
 
+
+/* a[0,n) == b[0,n); values of 8 to 16 bytes (a host:port) with two overlapping 8-byte
+ * compares instead of a call. */
+static int same_bytes(const char *a, const char *b, size_t n) {
+    if (n >= 8 && n <= 16) {
+        uint64_t a0, a1, b0, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    return memcmp(a, b, n) == 0;
+}
+
+/* RFC 9112 3.2 (check_host): tachy__check_host, skipped when the request's one Host value
+ * is the one last found valid on this connection. 0 or TACHY__PARSE_ERROR with *perr. */
+static int check_host(tachy__conn *c, const tachy__request *req, const tachy__framing *fr,
+                      tachy__parse_error *perr) {
+    const tachy__str *v = fr->hosts == 1 ? &req->headers[fr->host_index].value : NULL;
+    if (v && v->len == c->host_ok_len && same_bytes(v->base, c->host_ok, v->len))
+        return 0;
+    if (tachy__check_host(req, fr, perr) < 0)
+        return TACHY__PARSE_ERROR;
+    if (v && v->len <= sizeof c->host_ok) {
+        memcpy(c->host_ok, v->base, v->len);
+        c->host_ok_len = v->len;
+    }
+    return 0;
+}
 
 tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle_out, long *deadline_out) {
     tachy_server *srv = c->srv;
@@ -98,7 +129,7 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle_out, long *deadline_o
                 continue;
             }
             /* Would block: pending output goes out first, then c waits in the park set. */
-            if (tachy__io_flush(c) < 0)
+            if (tachy__io_flush_end(c) < 0)
                 goto close;
             long deadline;
             int idle = avail == 0;
@@ -130,7 +161,8 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle_out, long *deadline_o
             goto close;
         }
         tachy__framing fr;
-        if (tachy__parse_framing(&req, &fr, &perr) < 0) {
+        if (tachy__parse_framing(&req, &fr, &perr) < 0 ||
+            (o->check_host && check_host(c, &req, &fr, &perr) < 0)) {
             tachy__response_reject(c, perr.status, perr.reason);
             graceful = 1;
             goto close;

@@ -43,6 +43,38 @@ static void connection_policy(tachy_exchange *ex, tachy__conn *c, const tachy__f
     }
 }
 
+/*
+ * The exchange's deadline (c->io_deadline, which the watchdog enforces by shutting the
+ * socket down; a handler blocked in a read or a write is woken, the connection closes),
+ * counted as the JDK's ServerImpl counts its timers:
+ *   while the request is being read (head and body): maxReqTime from its first byte, and
+ *   tachy's max_body_time_ms from the end of the head, whichever comes first;
+ *   once the request has been read (its body at EOF, at once when it has none): maxRspTime
+ *   until the response is complete (tachy__exchange_end clears it).
+ * Nothing is read or stored when no limit is set (the default).
+ */
+static void request_deadline(tachy__conn *c) {
+    const tachy_options *o = &c->srv->opt;
+    long dl = 0;
+    if (o->max_req_time_ms > 0)
+        dl = c->head_started + o->max_req_time_ms;
+    if (o->max_body_time_ms > 0) {
+        long b = tachy__now_ms() + o->max_body_time_ms;
+        if (!dl || b < dl)
+            dl = b;
+    }
+    if (dl)
+        atomic_store(&c->io_deadline, dl);
+}
+
+static void request_complete(tachy__conn *c) {
+    long rsp = c->srv->opt.max_rsp_time_ms;
+    if (rsp > 0)
+        atomic_store(&c->io_deadline, tachy__now_ms() + rsp);
+    else if (atomic_load_explicit(&c->io_deadline, memory_order_relaxed))
+        atomic_store(&c->io_deadline, 0);
+}
+
 int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__request *req,
                           const tachy__framing *fr) {
     ex->conn = c;
@@ -134,12 +166,12 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
     ex->http10 = req->minor_version == 0;
     ex->is_head = req->method.len == 4 && memcmp(req->method.base, "HEAD", 4) == 0;
     ex->framing = *fr;
-    /* maxReqTime: the whole request, body included, within the limit of its first byte.
-     * (The watchdog enforces it; a handler blocked reading a stalled body is woken.) */
-    if (c->srv->opt.max_req_time_ms > 0)
-        atomic_store(&c->io_deadline, c->head_started + c->srv->opt.max_req_time_ms);
     ex->body_left = fr->chunked ? -1 : (fr->content_length > 0 ? fr->content_length : 0);
     ex->body_eof = !fr->chunked && ex->body_left == 0;
+    if (ex->body_eof)
+        request_complete(c);
+    else
+        request_deadline(c);
     if (fr->chunked)
         tachy__chunked_init(&ex->chunked, c->srv->opt.max_chunk_ext, 65536);
     ex->rsp_code = -1;
@@ -292,8 +324,10 @@ static ssize_t read_fixed(tachy_exchange *ex, char *buf, size_t len) {
             return n;
     }
     ex->body_left -= n;
-    if (ex->body_left == 0)
+    if (ex->body_left == 0) {
         ex->body_eof = 1;
+        request_complete(c);
+    }
     return n;
 }
 
@@ -312,8 +346,10 @@ static int decode_buffered(tachy_exchange *ex) {
         if (dlen && tachy__buf_append(&ex->pending, in + doff, dlen) < 0)
             return TACHY_ENOMEM;
         tachy__buf_consume(rb, consumed);
-        if (rc == 1)
+        if (rc == 1) {
             ex->body_eof = 1;
+            request_complete(ex->conn);
+        }
         if (consumed == 0)
             break;
     }
@@ -377,22 +413,32 @@ TACHY_API ssize_t tachy_exchange_available(tachy_exchange *ex) {
     return (ssize_t)TACHY__MIN((int64_t)tachy__buf_size(&ex->conn->rbuf), ex->body_left);
 }
 
-/* Reads and discards up to limit body bytes. Returns 1 if the body ended, 0 if not. */
+/*
+ * Reads and discards what the handler left of the body, as the JDK's drain(drainAmount)
+ * does: 1 (reuse the connection) when fewer than limit bytes were left, 0 (close) when
+ * limit or more were, or on an error. A body read to its end, or none, is never a reason
+ * to close.
+ */
 static int drain(tachy_exchange *ex, long limit) {
     char sink[8192];
     long total = 0;
-    while (!ex->body_error) {
+    for (;;) {
+        if (ex->body_error)
+            return 0;
+        if (total > 0 && total >= limit)
+            return 0; /* drainAmount bytes were left unread, even if the body ends here */
         if (ex->body_eof && tachy__buf_size(&ex->pending) == 0)
             return 1;
         if (total >= limit)
-            return 0;
+            return 0; /* limit 0 and bytes left */
         size_t want = (size_t)TACHY__MIN((long)sizeof sink, limit - total);
         ssize_t n = tachy_exchange_read(ex, sink, want);
-        if (n <= 0)
-            return n == 0;
+        if (n < 0)
+            return 0;
+        if (n == 0)
+            return 1;
         total += n;
     }
-    return 0;
 }
 
 TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {

@@ -146,6 +146,9 @@ struct tachy__conn {
     socklen_t peer_len, local_len;
     tachy__buf rbuf, wbuf;
     int last_read_full;       /* the last recv filled all the space it was given */
+    int rsp_sent;             /* bytes went out since the current response's head was built
+                                 (its head alone, a flush): with Nagle on, its last piece
+                                 is pushed (tachy__io_flush_end) */
     atomic_int peer_hup;      /* an event said the peer shut down its side: read to EOF
                                  before parking (that edge will not come again) */
     char peer_host[48], local_host[48]; /* numeric hosts, formatted once per connection */
@@ -165,6 +168,8 @@ struct tachy__conn {
     tachy__conn *next_free;   /* the pool's free list */
     tachy__header_ref *refs;  /* parser output */
     size_t refs_cap;
+    size_t host_ok_len;       /* the last Host value found valid on this connection (a */
+    char host_ok[48];         /* client sends the same one each time: checked once) */
     tachy_exchange ex;        /* reused for every request on this connection */
 };
 
@@ -209,10 +214,17 @@ ssize_t tachy__io_read(tachy__conn *c, int flags);
  * TACHY_E*. Owner thread. */
 ssize_t tachy__io_fill(tachy__conn *c);
 /* Flushes pending output, then one blocking read of body bytes straight into buf (no copy
- * through rbuf). Bytes, 0 at EOF, or TACHY_E*. Owner thread. */
+ * through rbuf). Bytes, 0 at EOF, or TACHY_E*. Owner thread. This and tachy__io_fill ask
+ * the pool for another thread (tachy__server_blocking) before they wait, so a slow body
+ * never holds up other connections. */
 ssize_t tachy__io_read_body(tachy__conn *c, void *buf, size_t len);
 /* Sends everything in wbuf. 0 or a TACHY_E* code. Owner thread. */
 int tachy__io_flush(tachy__conn *c);
+/* Sends everything in wbuf as the end of a response: when TCP_NODELAY is off and part of
+ * this response already went out, Nagle would hold this last small piece until the client
+ * acknowledges the earlier one (~40 ms of delayed ACK), so TCP_NODELAY is set around the
+ * send and cleared after it. Otherwise tachy__io_flush. Owner thread. */
+int tachy__io_flush_end(tachy__conn *c);
 /* Sends buffered bytes followed by data (one writev); 0 or TACHY_E*. Owner thread. */
 int tachy__io_send2(tachy__conn *c, const void *data, size_t len);
 /* Sends what wbuf holds, then len bytes of file fd from *off (advanced by what was sent)

@@ -24,6 +24,8 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #define READ_CHUNK 16384          /* bytes asked of each recv */
 
@@ -69,6 +71,7 @@ int tachy__io_wait(int fd, short events, int timeout_ms) {
 
 /* Sends every byte of iov[0..cnt) (modified in place). 0 or TACHY_E*. */
 static int send_iov(tachy__conn *c, struct iovec *iov, int cnt) {
+    c->rsp_sent = 1;
     if (c->xp)
         return c->xp->writev(c, iov, cnt); /* TLS: one SSL_write per iovec, one send */
     while (cnt > 0) {
@@ -111,6 +114,16 @@ int tachy__io_flush(tachy__conn *c) {
     struct iovec iov = {c->wbuf.data + c->wbuf.off, n};
     int rc = send_iov(c, &iov, 1);
     tachy__buf_reset(&c->wbuf);
+    return rc;
+}
+
+int tachy__io_flush_end(tachy__conn *c) {
+    if (!c->rsp_sent || c->srv->opt.nodelay || tachy__buf_size(&c->wbuf) == 0)
+        return tachy__io_flush(c);
+    int on = 1, off = 0;
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    int rc = tachy__io_flush(c);
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &off, sizeof off);
     return rc;
 }
 
@@ -204,10 +217,26 @@ ssize_t tachy__io_read(tachy__conn *c, int flags) {
     }
 }
 
+/*
+ * Before a body read blocks: the bytes asked for are not there, so this thread is about to
+ * wait for as long as the peer takes (a slow or stalled body). The pool is asked for a
+ * replacement thread now - one atomic load when a thread already waits for events - so
+ * no other connection waits for the watchdog to notice. Reads whose bytes are there never
+ * get here: each read is first tried without waiting (the same one syscall when the bytes
+ * have arrived).
+ */
+static void before_blocking(tachy__conn *c) {
+    tachy__server_blocking(c->srv);
+}
+
 ssize_t tachy__io_fill(tachy__conn *c) {
     int rc = tachy__io_flush(c);
     if (rc < 0)
         return rc;
+    ssize_t n = tachy__io_read(c, MSG_DONTWAIT);
+    if (n != TACHY_ETIMEDOUT)
+        return n;
+    before_blocking(c);
     return tachy__io_read(c, 0);
 }
 
@@ -218,13 +247,18 @@ ssize_t tachy__io_read_body(tachy__conn *c, void *buf, size_t len) {
     if (rc < 0)
         return rc;
     if (c->xp) {
-        ssize_t n = c->xp->read(c, buf, len, 0);
+        ssize_t n = c->xp->read(c, buf, len, MSG_DONTWAIT);
+        if (n == TACHY_ETIMEDOUT) {
+            before_blocking(c);
+            n = c->xp->read(c, buf, len, 0);
+        }
         if (n > 0 && c->xp->pending(c))
             c->last_read_full = 1; /* the next request may already be decoded: look again */
         return n;
     }
+    int flags = MSG_DONTWAIT;
     for (;;) {
-        ssize_t n = tachy__recv(c->fd, buf, len, 0);
+        ssize_t n = tachy__recv(c->fd, buf, len, flags);
         if (n >= 0) {
             if (n > 0)
                 atomic_fetch_add_explicit(&c->srv->st_reads, 1, memory_order_relaxed);
@@ -232,6 +266,11 @@ ssize_t tachy__io_read_body(tachy__conn *c, void *buf, size_t len) {
         }
         if (errno == EINTR)
             continue;
+        if (flags && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            before_blocking(c);
+            flags = 0; /* now wait, bounded by SO_RCVTIMEO */
+            continue;
+        }
         return tachy__io_errno(errno);
     }
 }

@@ -545,6 +545,78 @@ static void scan_tokens(const tachy__str *v, tachy__framing *out, int is_expect)
     }
 }
 
+/* RFC 3986 unreserved / sub-delims, one load per byte (pct-encoded is checked by the
+ * caller): the Host of every request is checked on the hot path. */
+static const unsigned char HOST_CHAR[256] = {
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1,
+    ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1,
+    ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+    ['y'] = 1, ['z'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1,
+    ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
+    ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1,
+    ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1,
+    ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, ['-'] = 1, ['.'] = 1,
+    ['_'] = 1, ['~'] = 1, ['!'] = 1, ['$'] = 1, ['&'] = 1, ['\''] = 1, ['('] = 1, [')'] = 1,
+    ['*'] = 1, ['+'] = 1, [','] = 1, [';'] = 1, ['='] = 1,
+};
+static int host_char(unsigned char ch) { return HOST_CHAR[ch]; }
+
+static int is_hex(unsigned char ch) {
+    return (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f');
+}
+
+/* Host = uri-host [ ":" port ] (RFC 9110 7.2, RFC 3986 3.2.2): an IP-literal in brackets
+ * (hex digits, ':' and '.', or an IPvFuture's unreserved / sub-delims / ':'), or a
+ * reg-name / IPv4address (unreserved, pct-encoded, sub-delims); port = *DIGIT. Empty is
+ * valid (a target without an authority). */
+static int host_valid(const tachy__str *v) {
+    const unsigned char *p = (const unsigned char *)v->base, *end = p + v->len;
+    if (p < end && *p == '[') {
+        p++;
+        const unsigned char *start = p;
+        while (p < end && *p != ']' && (host_char(*p) || *p == ':'))
+            p++;
+        if (p == end || *p != ']' || p == start)
+            return 0;
+        p++;
+    } else {
+        while (p < end && HOST_CHAR[*p]) /* the common case: one load and test per byte */
+            p++;
+        while (p < end && *p != ':') {
+            if (*p == '%') {
+                if (end - p < 3 || !is_hex(p[1]) || !is_hex(p[2]))
+                    return 0;
+                p += 3;
+            } else if (host_char(*p)) {
+                p++;
+            } else {
+                return 0;
+            }
+        }
+    }
+    if (p == end)
+        return 1;
+    if (*p++ != ':')
+        return 0;
+    while (p < end && *p >= '0' && *p <= '9')
+        p++;
+    return p == end;
+}
+
+static const char R_HOST_MISSING[] = "Missing Host header";
+static const char R_HOST_MULTIPLE[] = "Multiple Host headers";
+static const char R_HOST_BAD[] = "Invalid Host header";
+
+int tachy__check_host(const tachy__request *req, const tachy__framing *fr, tachy__parse_error *err) {
+    if (fr->hosts > 1)
+        return fail(err, 400, R_HOST_MULTIPLE);
+    if (fr->hosts == 1 && !host_valid(&req->headers[fr->host_index].value))
+        return fail(err, 400, R_HOST_BAD);
+    if (fr->hosts == 0 && req->minor_version >= 1)
+        return fail(err, 400, R_HOST_MISSING);
+    return 0;
+}
+
 int tachy__parse_framing(const tachy__request *req, tachy__framing *out, tachy__parse_error *err) {
     struct te_state te;
     int64_t cl = -1;
@@ -567,6 +639,9 @@ int tachy__parse_framing(const tachy__request *req, tachy__framing *out, tachy__
             scan_transfer_encoding(&h->value, &te);
         } else if (nl == 10 && str_ieq(n, nl, "connection")) {
             scan_tokens(&h->value, out, 0);
+        } else if (nl == 4 && str_ieq(n, nl, "host")) {
+            out->hosts++;
+            out->host_index = (int)i;
         } else if (nl == 6 && str_ieq(n, nl, "expect")) {
             /* RFC 9110 10.1.1: a server MUST ignore 100-continue in an HTTP/1.0 request
              * (such a client cannot read a 1xx response). */

@@ -65,6 +65,8 @@ typedef struct tachy__framing {
     int connection_keep_alive; /* Connection: keep-alive token present */
     int expect_continue;    /* Expect: 100-continue */
     int upgrade;            /* Connection: upgrade token present */
+    int hosts;              /* Host fields */
+    int host_index;         /* the (last) Host field's index in req->headers */
 } tachy__framing;
 
 /*
@@ -74,6 +76,13 @@ typedef struct tachy__framing {
  * tokens, Expect. Returns 0 or TACHY__PARSE_ERROR with *err.
  */
 int tachy__parse_framing(const tachy__request *req, tachy__framing *out, tachy__parse_error *err);
+/*
+ * RFC 9112 3.2: an HTTP/1.1 request without Host, a request with more than one Host
+ * field, or a Host value that is not uri-host [ ":" port ] (RFC 3986; empty is valid) is
+ * a 400. Uses what tachy__parse_framing found (the count and the field). 0, or
+ * TACHY__PARSE_ERROR with *err.
+ */
+int tachy__check_host(const tachy__request *req, const tachy__framing *fr, tachy__parse_error *err);
 
 /* Streaming chunked-body decoder state. Zero-initialise, or tachy__chunked_init. */
 typedef struct tachy__chunked {

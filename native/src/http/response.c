@@ -195,6 +195,7 @@ static framing_decision decide_framing(const tachy_exchange *ex, int code, int64
  * A handler's "Connection: close" marks the connection. 0 or TACHY_ENOMEM. */
 static int write_head(tachy__conn *c, int code, int framing, int64_t len, head_src *src) {
     tachy__buf *w = &c->wbuf;
+    c->rsp_sent = 0; /* a new response: nothing of it has gone out yet */
     size_t pl;
     const char *phrase = tachy__reason_phrase(code, &pl);
     if (tachy__buf_reserve(w, 15 + pl + 8 + TACHY__DATE_LEN) < 0)
@@ -290,10 +291,9 @@ static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src) {
     ex->rsp_mode = mode;
     ex->rsp_left = mode == TACHY__RSP_FIXED ? len : 0;
     ex->rsp_length_header = framing == FRAMING_LENGTH ? (len == -1 ? 0 : len) : -1;
-    /* maxRspTime: from the response's start to its end (as the JDK's timer counts it). */
-    if (c->srv->opt.max_rsp_time_ms > 0 && mode != TACHY__RSP_EMPTY)
-        atomic_store(&c->io_deadline, tachy__now_ms() + c->srv->opt.max_rsp_time_ms);
-    else if (atomic_load_explicit(&c->io_deadline, memory_order_relaxed))
+    /* maxRspTime runs from the end of the request (http/exchange.c, request_complete); an
+     * upgraded connection (101) is no longer an exchange: no deadline. */
+    if (code == 101 && atomic_load_explicit(&c->io_deadline, memory_order_relaxed))
         atomic_store(&c->io_deadline, 0);
     if (mode == TACHY__RSP_EMPTY) {
         ex->rsp_done = 1;

@@ -59,7 +59,12 @@ static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer
     memcpy(&c->peer, peer, plen);
     c->peer_len = plen;
     c->local_len = 0; /* getsockname() when someone asks (tachy__conn_local) */
-    long limit = o->max_req_time_ms > 0 ? o->max_req_time_ms : o->idle_interval_ms;
+    /* Until its first byte a new connection waits idleInterval, as the JDK's does
+     * (maxReqTime counts from the request's first byte: http/conn.c); an HTTPS one must
+     * finish its handshake within tls_handshake_time_ms (tls/tls.c). */
+    long limit = o->idle_interval_ms;
+    if (srv->tls && o->tls_handshake_time_ms < limit)
+        limit = o->tls_handshake_time_ms;
     atomic_store(&c->deadline, tachy__now_ms() + limit);
     uint64_t gen = tachy__st_gen(atomic_load(&c->state));
     atomic_store(&c->state, tachy__st_make(gen, TACHY__CONN_PARKED));

@@ -16,29 +16,39 @@
 /* ---- the watchdog -------------------------------------------------------------------- */
 
 /* Claims every parked connection that is past its deadline (or every parked one when
- * all is set) and closes it. Lock held on entry and exit; released while closing. */
-void tachy__pool_sweep(tachy_server *srv, int all) {
+ * all is set) and closes it; *earliest becomes the earliest deadline still ahead (0:
+ * none). Lock held on entry and exit; released while closing. */
+static void sweep(tachy_server *srv, int all, long *earliest) {
     tachy__conn *victims = NULL;
     long now = tachy__now_ms();
+    long next = 0;
     for (tachy__conn *c = srv->pool->conns; c; c = c->next) {
-        /* An exchange past maxReqTime/maxRspTime: shut the socket down (the lock keeps the
-         * descriptor from being closed and reused meanwhile); its thread's next or current
-         * I/O fails and the connection closes, as the JDK's timer closes it. */
+        /* An exchange past maxReqTime/maxRspTime/max_body_time_ms: shut the socket down
+         * (the lock keeps the descriptor from being closed and reused meanwhile); its
+         * thread's next or current I/O fails and the connection closes, as the JDK's
+         * timer closes it. */
         long io = atomic_load_explicit(&c->io_deadline, memory_order_relaxed);
         if (io && io <= now && atomic_exchange(&c->shut, 1) == 0) {
             tachy__log(srv, TACHY_LOG_DEBUG, "exchange exceeded its time limit: closing");
             shutdown(c->fd, SHUT_RDWR);
+        } else if (io > now && (!next || io < next)) {
+            next = io;
         }
         uint64_t s = atomic_load(&c->state);
         if (tachy__st_kind(s) != TACHY__CONN_PARKED)
             continue;
-        if (!all && atomic_load_explicit(&c->deadline, memory_order_relaxed) > now)
+        long dl = atomic_load_explicit(&c->deadline, memory_order_relaxed);
+        if (!all && dl > now) {
+            if (!next || dl < next)
+                next = dl;
             continue;
+        }
         if (tachy__pool_claim(srv, c->slot, (uint32_t)tachy__st_gen(s), 0, 0)) {
             c->next_free = victims; /* reused as a scratch link until closed */
             victims = c;
         }
     }
+    *earliest = next;
     if (!victims)
         return;
     pthread_mutex_unlock(&srv->lock);
@@ -48,6 +58,11 @@ void tachy__pool_sweep(tachy_server *srv, int all) {
         tachy__pool_close(c);
     }
     pthread_mutex_lock(&srv->lock);
+}
+
+void tachy__pool_sweep(tachy_server *srv, int all) {
+    long earliest;
+    sweep(srv, all, &earliest);
 }
 
 /*
@@ -79,6 +94,10 @@ void *tachy__pool_watchdog_main(void *arg) {
         shortest = o->max_req_time_ms;
     if (o->max_rsp_time_ms > 0 && o->max_rsp_time_ms < shortest)
         shortest = o->max_rsp_time_ms;
+    if (o->max_body_time_ms > 0 && o->max_body_time_ms < shortest)
+        shortest = o->max_body_time_ms;
+    if (srv->tls && o->tls_handshake_time_ms < shortest)
+        shortest = o->tls_handshake_time_ms;
     long sweep_every = TACHY__MAX(10, TACHY__MIN(1000, shortest / 4));
     long next_sweep = tachy__now_ms() + sweep_every;
     uint64_t last_progress = 0;
@@ -102,9 +121,18 @@ void *tachy__pool_watchdog_main(void *arg) {
         last_progress = p;
         long now = tachy__now_ms();
         if (now >= next_sweep) {
-            tachy__pool_sweep(srv, 0);
+            long earliest = 0;
+            sweep(srv, 0, &earliest);
             tachy__pool_reap(srv);
+            /* The next sweep comes at the earliest deadline seen (within a tick while there
+             * are connections), or after sweep_every. An exchange's or an idle connection's
+             * deadline set since is a whole limit away (sweep_every is at most a quarter of
+             * the shortest), so a later sweep sees it before it is due and is on time for
+             * it; only a partial head parked since (due maxReqTime after its first byte) can
+             * still be up to sweep_every late. */
             next_sweep = now + sweep_every;
+            if (earliest && earliest < next_sweep)
+                next_sweep = earliest;
             trim_after_burst(srv, &conn_peak);
         }
     }

@@ -30,7 +30,10 @@
     X(thread_stack_size, 256 * 1024, MINSTACK)                                              \
     X(thread_keepalive_ms, 10000, NONNEG)                                                   \
     X(max_chunk_ext, 4096, NONZERO)                                                         \
-    X(http10_keepalive_max, 0, KEEP)
+    X(http10_keepalive_max, 0, KEEP)                                                        \
+    X(max_body_time_ms, -1, KEEP)              /* tachy: -1 = none (JDK: maxReqTime only) */\
+    X(check_host, 1, KEEP)                     /* tachy: RFC 9112 3.2 (JDK: 0) */           \
+    X(tls_handshake_time_ms, 10000, POSITIVE)
 
 #define TACHY__OPT_MIN_STACK (64 * 1024)
 

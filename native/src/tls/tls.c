@@ -641,19 +641,24 @@ int tachy__tls_start(tachy__conn *c) {
     pthread_mutex_init(&t->lock, NULL);
     c->xp_data = t;
     c->xp = &tls_transport;
-    /* The handshake shares the first request's limit, counted from accept (pool/accept.c set the
-     * connection's first deadline to accept time + maxReqTime, or + idleInterval). */
+    /* The handshake must be done within tls_handshake_time_ms of accept (pool/accept.c set
+     * the connection's first deadline to accept time + that, or + idleInterval if lower), so
+     * a half-open handshake is closed long before a request deadline. */
     long first = atomic_load_explicit(&c->deadline, memory_order_relaxed);
-    if (first <= 0) { /* not set by the accept path: count from now */
-        const tachy_options *o = &c->srv->opt;
-        first = tachy__now_ms() + (o->max_req_time_ms > 0 ? o->max_req_time_ms
-                                                          : o->idle_interval_ms);
-    }
+    long hs = tachy__now_ms() + c->srv->opt.tls_handshake_time_ms;
+    if (first <= 0 || hs < first) /* not set by the accept path: count from now */
+        first = hs;
     c->hs_deadline = first;
     return 0;
 }
 
 /* ---- configuration ----------------------------------------------------------------------- */
+
+#define TACHY__TLS12_DEFAULT_CIPHERS                                                         \
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"                             \
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"                             \
+    "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:"                             \
+    "DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305"
 
 /* ALPN: "http/1.1" when offered; otherwise no answer (the client may still speak it). */
 static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
@@ -686,6 +691,14 @@ TACHY_API int tachy_tls_config_create(tachy_tls_config **out) {
         return TACHY_ETLS;
     }
     SSL_CTX_set_min_proto_version(cfg->ctx, TLS1_2_VERSION);
+    /* TLS 1.2: AEAD suites with forward secrecy only (Mozilla's "intermediate" profile; no
+     * CBC, so no LUCKY13-style padding oracles). tachy_tls_config_set_ciphers changes it. */
+    if (SSL_CTX_set_cipher_list(cfg->ctx, TACHY__TLS12_DEFAULT_CIPHERS) != 1) {
+        ERR_clear_error();
+        SSL_CTX_free(cfg->ctx);
+        free(cfg);
+        return TACHY_ETLS;
+    }
     /* No renegotiation (a DoS lever, and it would let a write need a read); no compression
      * (CRIME); a missing close_notify is an ordinary end of stream for HTTP (RFC 9112 9.8:
      * the framing detects truncated messages). */

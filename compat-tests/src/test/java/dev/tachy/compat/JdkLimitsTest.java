@@ -132,7 +132,6 @@ class JdkLimitsTest {
                         + "x".repeat(999)).read().text());
                 assertEquals("ok", c.send("GET /ok HTTP/1.1\r\nHost: a\r\n\r\n").read().text(), "999 < drainAmount: reused");
             }
-            Compat.knownGap("issue 15 item 8: needs the core's JDK drainAmount rule (a body of exactly drainAmount unread bytes closes)");
             try (RawClient c = h.raw()) {
                 assertEquals("noread", c.send("POST /noread HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n"
                         + "x".repeat(1000)).read().text());
@@ -152,7 +151,6 @@ class JdkLimitsTest {
         try (ChildServer.Handle h = ChildServer.start(Map.of("sun.net.httpserver.maxReqTime", "3"))) {
             try (RawClient c = h.raw()) {
                 Thread.sleep(5000);
-                Compat.knownGap("issue 15 item 9: needs the core's maxReqTime from the first request byte");
                 assertTrue(served(c.send("GET /ok HTTP/1.1\r\nHost: a\r\n\r\n")), "served after 5 s of silence");
             }
         }
@@ -168,7 +166,6 @@ class JdkLimitsTest {
                 c.timeout(9000);
                 boolean answered = served(c);
                 long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-                Compat.knownGap("issue 15 item 9: needs the core's maxRspTime enforced before sendResponseHeaders");
                 assertTrue(!answered && ms < 5000, "closed before the response (" + ms + " ms, answered=" + answered + ")");
             }
         }
@@ -196,7 +193,6 @@ class JdkLimitsTest {
                 if (!Compat.isTachy()) {
                     return; // the JDK: see above
                 }
-                Compat.knownGap("issue 15 item 3: needs the core's coalesced response writes (MSG_MORE/cork) with nodelay=false");
                 assertTrue(ms < 1000, "40 chunked responses took " + ms + " ms");
             }
         }
