@@ -73,7 +73,12 @@ static int port;
 
 static int setup(void **state) {
     (void)state;
-    srv = ts_server(NULL);
+    /* The cases are about framing; most carry no Host, so the RFC 9112 3.2 Host check (its
+     * own tests are in test_conn.c) is off here, or every case would stop at that 400. */
+    tachy_options o;
+    tachy_options_init(&o);
+    o.check_host = 0;
+    srv = ts_server(&o);
     tachy_server_create_context(srv, "/", reader, NULL, NULL);
     tachy_server_create_context(srv, "/noread", noread, NULL, NULL);
     tachy_server_create_context(srv, "/smuggled", smuggled, NULL, NULL);
