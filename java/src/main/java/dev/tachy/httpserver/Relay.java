@@ -103,7 +103,9 @@ final class Relay {
     void handlerDone(int r) {
         result = r;
         done = true;
-        LockSupport.unpark(conn);
+        if (!released) {
+            LockSupport.unpark(conn); // after a release the connection thread waits no more
+        }
     }
 
     /** The exchange is closed (or left to another thread): the connection thread may go. */
