@@ -217,7 +217,8 @@ TACHY_API int tachy_exchange_defer(tachy_exchange *ex);
  * For a bridge whose handlers run on threads that must not block in native code (Java's
  * virtual threads): the connection thread holds the exchange, hands it over, and does the
  * calls that would block itself (with the hold off, then on again) when asked. The hold
- * ends by itself when the handler returns (the flush rule then sends what is buffered).
+ * ends by itself when the handler returns (the flush rule then sends what is buffered),
+ * or at tachy_exchange_defer.
  * Releasing a hold tells the pool the thread may now block (if no pool thread waits for
  * events, one is brought in at once rather than at the watchdog's next tick).
  * Call it from the exchange's thread, like every exchange call; on != 0 holds, 0 releases.

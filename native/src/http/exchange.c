@@ -490,6 +490,7 @@ TACHY_API int tachy_exchange_defer(tachy_exchange *ex) {
     if (ex->closed)
         return TACHY_ECLOSED;
     ex->deferred = 1;
+    ex->conn->held = 0; /* the closer, another thread, may block: the hold ends here */
     return 0;
 }
 
