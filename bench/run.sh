@@ -10,7 +10,7 @@
 #   --profiles a,b       only these profiles (ka64 ka1024 pipe16 pipe16h close post64k static1m ws-echo
 #                        ws-tick10k idle4096)
 #   --servers a,b        only these servers (nginx tachy-c tachy-c-fs jdk-none jdk-vt robaho-vt
-#                        tachy-java-none tachy-java-vt; tick-floor tick-floor-uring: the
+#                        jetty-none jetty-vt tachy-java-none tachy-java-vt; tick-floor tick-floor-uring: the
 #                        ws-tick10k floor, bench/tickfloor.c, always run with that profile)
 #   --build DIR          reuse a tachy CMake build dir (DIR/examples/tachy-hello); default:
 #                        configure and build into bench/build/tachy
@@ -21,7 +21,8 @@
 #
 # Needs: wrk, h2load (nghttp2-client), nginx, python3 + matplotlib (python3-matplotlib),
 # taskset, cmake + cc, the JDK 25 (/usr/lib/jvm/temurin-25-jdk-amd64 or $JAVA25_HOME), maven
-# (for robaho/httpserver, fetched from Maven Central into ~/.m2 and copied to bench/build).
+# (for robaho/httpserver, fetched from Maven Central into ~/.m2 and copied to bench/build;
+# for Jetty's jetty-http-spi, its jars copied into bench/build/jetty/lib).
 # Missing Debian packages are installed with apt-get when run as root.
 # Only 127.0.0.1 is used; every server started is stopped on exit.
 set -euo pipefail
@@ -122,6 +123,29 @@ if [ -x "$JAVA_HOME25/bin/javac" ]; then
     JAVA_ARGS+=(--robaho-jar "$WORK/robaho/httpserver-$RV.jar" --robaho-version "$RV")
   else
     SKIP+=(--skip-note "robaho-vt=io.github.robaho:httpserver:$RV not obtainable from Maven Central here")
+  fi
+  # Jetty's HttpServerProvider (org.eclipse.jetty:jetty-http-spi) with its dependencies, from
+  # Maven Central into ~/.m2 and bench/build/jetty/lib (a one-dependency pom, copy-dependencies)
+  JV="${JETTY_VERSION:-12.1.14}"
+  JL="$WORK/jetty/lib"
+  if [ ! -f "$JL/jetty-http-spi-$JV.jar" ] && [ "$INSTALL" = 1 ] && command -v mvn >/dev/null; then
+    rm -rf "$WORK/jetty"; mkdir -p "$WORK/jetty"
+    cat >"$WORK/jetty/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>bench</groupId><artifactId>jetty-peer</artifactId><version>1</version><packaging>pom</packaging>
+  <dependencies><dependency><groupId>org.eclipse.jetty</groupId><artifactId>jetty-http-spi</artifactId><version>$JV</version></dependency></dependencies>
+</project>
+POM
+    say "mvn dependency:copy-dependencies org.eclipse.jetty:jetty-http-spi:$JV"
+    (cd "$WORK/jetty" && timeout 300 mvn -q -B dependency:copy-dependencies -DoutputDirectory=lib \
+       >"$OUT/raw/mvn-jetty.log" 2>&1) || say "jetty-http-spi $JV could not be fetched (raw/mvn-jetty.log)"
+  fi
+  if [ -f "$JL/jetty-http-spi-$JV.jar" ]; then
+    JAVA_ARGS+=(--jetty-cp "$(ls "$JL"/*.jar | tr '\n' ':' | sed 's/:$//')" --jetty-version "$JV")
+  else
+    SKIP+=(--skip-note "jetty-none=org.eclipse.jetty:jetty-http-spi:$JV not obtainable here"
+           --skip-note "jetty-vt=org.eclipse.jetty:jetty-http-spi:$JV not obtainable here")
   fi
   # the tachy provider jar: built from this tree into bench/build/jarsrc (java/ copied, the
   # native code compiled from the tree), so that it matches the tachy-hello measured;

@@ -262,6 +262,18 @@ static jint JNICALL n_defer(JNIEnv *env, jclass cls, jlong ex) {
     return tachy_exchange_defer(PTR(tachy_exchange, ex));
 }
 
+static jint JNICALL n_hold(JNIEnv *env, jclass cls, jlong ex, jboolean on) {
+    (void)env;
+    (void)cls;
+    return tachy_exchange_hold(PTR(tachy_exchange, ex), on ? 1 : 0);
+}
+
+static jint JNICALL n_held_bytes(JNIEnv *env, jclass cls, jlong ex) {
+    (void)env;
+    (void)cls;
+    return tachy_exchange_held_bytes(PTR(tachy_exchange, ex));
+}
+
 static jint JNICALL n_flush(JNIEnv *env, jclass cls, jlong ex) {
     (void)env;
     (void)cls;
@@ -441,6 +453,8 @@ static const JNINativeMethod k_methods[] = {
     M("wireFramings", "()[I", n_wire_framings),
     M("close", "(J)I", n_close),
     M("defer", "(J)I", n_defer),
+    M("hold", "(JZ)I", n_hold),
+    M("heldBytes", "(J)I", n_held_bytes),
     M("requestBodyClose", "(J)I", n_request_body_close),
     M("responseBodyClose", "(J)I", n_response_body_close),
 };

@@ -2,7 +2,8 @@
  * test_exchange.c - the exchange state machine over real sockets: response framing
  * (fixed, chunked, none), HEAD/1xx/204/304 rules, the JDK's status lines, request bodies
  * fixed and chunked, 100-continue, draining unread bodies, handler failure, deferred
- * close from another thread, response header validation, upgrade.
+ * close from another thread, the hold (tachy_exchange_hold), response header validation,
+ * upgrade.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -310,6 +311,64 @@ static int reject_handler(tachy_exchange *ex, void *user) {
 
 static tachy_server *srv;
 static int port;
+
+/* POST /held (Content-Length 10, "hello" sent with the head, "world" once held_ready is
+ * set): under tachy_exchange_hold nothing blocks and nothing is sent; then the hold is
+ * lifted and the exchange finishes normally. held_ok: 0 while it runs, then 2 if every
+ * call behaved, 1 if not. */
+static atomic_int held_ready, held_ok;
+
+static int held_handler(tachy_exchange *ex, void *user) {
+    (void)user;
+    int ok = 1;
+    char buf[16];
+    ok &= tachy_exchange_hold(ex, 1) == 0;
+    uint64_t w0 = ts_server_writes(srv);
+    size_t got = 0;
+    while (got < 5) {
+        ssize_t n = tachy_exchange_read(ex, buf + got, 5 - got);
+        if (n == TACHY_EWOULDBLOCK) {
+            /* "hello" not buffered yet: wait for it the normal way */
+            tachy_exchange_hold(ex, 0);
+            n = tachy_exchange_read(ex, buf + got, 5 - got);
+            tachy_exchange_hold(ex, 1);
+            w0 = ts_server_writes(srv);
+        }
+        if (n <= 0) {
+            ok = 0;
+            break;
+        }
+        got += (size_t)n;
+    }
+    ok &= got == 5 && memcmp(buf, "hello", 5) == 0;
+    /* "world" is not sent yet: every call that would wait for it refuses, changing nothing */
+    ok &= tachy_exchange_read(ex, buf, sizeof buf) == TACHY_EWOULDBLOCK;
+    ok &= tachy_exchange_request_body_close(ex) == TACHY_EWOULDBLOCK;
+    /* a response larger than every flush threshold stays in the write buffer */
+    ok &= tachy_exchange_send_response_headers(ex, 200, 70000) == 0;
+    char *body = malloc(70000);
+    memset(body, 'h', 70000);
+    ok &= tachy_exchange_write(ex, body, 70000) == 70000;
+    free(body);
+    ok &= tachy_exchange_close(ex) == TACHY_EWOULDBLOCK;
+    ok &= tachy_exchange_held_bytes(ex) >= 70000;
+    ok &= ts_server_writes(srv) == w0;
+    atomic_store(&held_ready, 1);
+    /* lifted: the read waits for "world" (sending the held response first), close drains */
+    ok &= tachy_exchange_hold(ex, 0) == 0;
+    got = 0;
+    while (got < 5) {
+        ssize_t n = tachy_exchange_read(ex, buf + got, 5 - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    ok &= got == 5 && memcmp(buf, "world", 5) == 0;
+    ok &= tachy_exchange_close(ex) == 0;
+    atomic_store(&held_ok, ok ? 2 : 1); /* 0 while running */
+    return 0;
+}
+
 static int bad_seen[2];
 
 static int setup(void **state) {
@@ -331,6 +390,7 @@ static int setup(void **state) {
     tachy_server_create_context(srv, "/sendfields", sendfields_handler, NULL, NULL);
     tachy_server_create_context(srv, "/framing", framing_handler, NULL, NULL);
     tachy_server_create_context(srv, "/reject", reject_handler, NULL, NULL);
+    tachy_server_create_context(srv, "/held", held_handler, NULL, NULL);
     snprintf(file_path, sizeof file_path, "/tmp/tachy-test-file-%d", (int)getpid());
     FILE *f = fopen(file_path, "wb");
     assert_non_null(f);
@@ -609,6 +669,36 @@ static void test_deferred_close_from_other_thread(void **state) {
     ts_close(fd);
 }
 
+static void test_hold_keeps_output_and_refuses_waits(void **state) {
+    (void)state;
+    atomic_store(&held_ready, 0);
+    atomic_store(&held_ok, 0);
+    int fd = ts_connect(port);
+    ts_send(fd, "POST /held HTTP/1.1\r\nContent-Length: 10\r\n\r\nhello", -1);
+    long end = ts_now_ms() + 10000;
+    while (!atomic_load(&held_ready) && ts_now_ms() < end)
+        ts_sleep_ms(2);
+    assert_true(atomic_load(&held_ready));
+    ts_send(fd, "world", -1);
+    ts_response r;
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.status_line, "HTTP/1.1 200 OK");
+    assert_int_equal(r.content_length, 70000);
+    assert_int_equal(strspn(r.body, "h"), 70000);
+    ts_response_free(&r);
+    /* the response left inside the handler's last read: wait for the handler's verdict */
+    end = ts_now_ms() + 10000;
+    while (!atomic_load(&held_ok) && ts_now_ms() < end)
+        ts_sleep_ms(2);
+    assert_int_equal(atomic_load(&held_ok), 2);
+    /* the connection is reusable: the hold ended with the handler */
+    ts_send(fd, "GET /r?200,2,2 HTTP/1.1\r\n\r\n", -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_string_equal(r.body, "xx");
+    ts_response_free(&r);
+    ts_close(fd);
+}
+
 static void test_crlf_in_response_header_refused(void **state) {
     (void)state;
     ts_response r;
@@ -864,6 +954,7 @@ int main(void) {
         cmocka_unit_test(test_handler_return_closes_exchange),
         cmocka_unit_test(test_close_without_headers_closes_connection),
         cmocka_unit_test(test_deferred_close_from_other_thread),
+        cmocka_unit_test(test_hold_keeps_output_and_refuses_waits),
         cmocka_unit_test(test_crlf_in_response_header_refused),
         cmocka_unit_test(test_upgrade_takes_over_stream),
         cmocka_unit_test(test_request_getters),

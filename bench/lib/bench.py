@@ -53,7 +53,8 @@ FULL_PROFILES = ["ka64", "ka1024", "pipe16", "pipe16h", "close", "post64k", "sta
                  "idle4096"]  # idle4096 last: it leaves servers with more threads and memory
 
 ANCHOR_NGINX, ANCHOR_JDK, ANCHOR_ROBAHO = "nginx", "jdk-vt", "robaho-vt"
-ORDER = ["nginx", "tachy-c", "tachy-c-fs", "jdk-none", "jdk-vt", "robaho-vt", "tachy-java-none",
+ORDER = ["nginx", "tachy-c", "tachy-c-fs", "jdk-none", "jdk-vt", "robaho-vt", "jetty-none", "jetty-vt",
+         "tachy-java-none",
          "tachy-java-vt", "tick-floor", "tick-floor-uring"]
 # ws-tick10k pseudo-servers: bench/tickfloor.c, the least one core can do (not a server)
 FLOOR_SERVERS = ("tick-floor", "tick-floor-uring")
@@ -806,6 +807,13 @@ def build_servers(a, ports):
             S.append(Server("robaho-vt", f"robaho/httpserver {a.robaho_version}, JDK 25, virtual threads",
                             jcmd(cp + ":" + a.robaho_jar, "robaho.net.httpserver.DefaultHttpServerProvider", "vt"),
                             next(p), "java", expect="robaho"))
+        if a.jetty_cp:
+            prov = "org.eclipse.jetty.http.spi.JettyHttpServerProvider"
+            S.append(Server("jetty-none", f"Jetty {a.jetty_version} jetty-http-spi, JDK 25, no executor "
+                            "(Jetty's own QueuedThreadPool)",
+                            jcmd(cp + ":" + a.jetty_cp, prov, "none"), next(p), "java", expect="jetty"))
+            S.append(Server("jetty-vt", f"Jetty {a.jetty_version} jetty-http-spi, JDK 25, virtual threads",
+                            jcmd(cp + ":" + a.jetty_cp, prov, "vt"), next(p), "java", expect="jetty"))
         if a.tachy_jar:
             prov = "dev.tachy.httpserver.TachyServerProvider"
             jar = (f"`{a.tachy_jar_origin or os.path.basename(a.tachy_jar)}` built "
@@ -843,6 +851,8 @@ def main():
     ap.add_argument("--tachy-jar")
     ap.add_argument("--robaho-jar")
     ap.add_argument("--robaho-version", default="?")
+    ap.add_argument("--jetty-cp", help="class path of jetty-http-spi and its dependencies")
+    ap.add_argument("--jetty-version", default="?")
     ap.add_argument("--java-home")
     ap.add_argument("--java-classes")
     ap.add_argument("--java-opts", default="")

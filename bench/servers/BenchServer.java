@@ -35,12 +35,20 @@ public final class BenchServer {
             Path dir = Path.of(args[2]).toAbsolutePath().normalize();
             server.createContext("/static/", ex -> file(ex, dir));
         }
-        switch (mode) {
-            case "none" -> server.setExecutor(null);
-            case "vt" -> server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-            default -> throw new IllegalArgumentException("executor must be none or vt: " + mode);
+        if (!mode.equals("none") && !mode.equals("vt")) {
+            throw new IllegalArgumentException("executor must be none or vt: " + mode);
+        }
+        // none: the default (Jetty's setExecutor refuses null). Jetty 12.1's JettyHttpServer
+        // starts its Server inside setExecutor, before start() binds the connector, which is
+        // then never started: on Jetty the executor is set after start (which restarts it).
+        boolean jetty = server.getClass().getName().startsWith("org.eclipse.jetty");
+        if (mode.equals("vt") && !jetty) {
+            server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         }
         server.start();
+        if (mode.equals("vt") && jetty) {
+            server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        }
         System.out.println("listening on http://127.0.0.1:" + port + "/ provider="
                 + server.getClass().getName() + " executor=" + mode);
         System.out.flush();

@@ -48,7 +48,8 @@ extern "C" {
     X(NOFILE, "cannot open the file")                                                          \
     X(BADCERT, "no readable PEM certificate")                                                  \
     X(BADKEY, "no readable private key (or wrong password)")                                   \
-    X(KEYMISMATCH, "the private key does not match the certificate")
+    X(KEYMISMATCH, "the private key does not match the certificate")                           \
+    X(WOULDBLOCK, "the call would block while the exchange is held (tachy_exchange_hold)")
 
 /* Private index enum: TACHY__EIDX_INVAL == 1, ... */
 #define TACHY__ERR_IDX(name, msg) TACHY__EIDX_##name,

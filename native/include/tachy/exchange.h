@@ -205,6 +205,32 @@ TACHY_API int tachy_exchange_close(tachy_exchange *ex);
  */
 TACHY_API int tachy_exchange_defer(tachy_exchange *ex);
 
+/*
+ * Holds the exchange's socket: while on, no call on it makes a socket call that can block.
+ * Response bytes (head, body, a file's bytes, copied) stay in the connection's write
+ * buffer, however many; tachy_exchange_read returns TACHY_EWOULDBLOCK instead of waiting
+ * when no body bytes are buffered, and tachy_exchange_request_body_close and
+ * tachy_exchange_close (after response headers) return TACHY_EWOULDBLOCK, doing nothing,
+ * while the request body has not been read to its end (their drain would wait). Those
+ * calls can then be made again with the hold off, or on a thread that may block.
+ *
+ * For a bridge whose handlers run on threads that must not block in native code (Java's
+ * virtual threads): the connection thread holds the exchange, hands it over, and does the
+ * calls that would block itself (with the hold off, then on again) when asked. The hold
+ * ends by itself when the handler returns (the flush rule then sends what is buffered),
+ * or at tachy_exchange_defer.
+ * Releasing a hold tells the pool the thread may now block (if no pool thread waits for
+ * events, one is brought in at once rather than at the watchdog's next tick).
+ * Call it from the exchange's thread, like every exchange call; on != 0 holds, 0 releases.
+ * TACHY_EINVAL for NULL.
+ */
+TACHY_API int tachy_exchange_hold(tachy_exchange *ex, int on);
+
+/* The bytes in the connection's write buffer (what a hold has kept back, with any earlier
+ * pipelined responses): the bridge asks for a flush on a thread that may block once this
+ * grows. The exchange's thread. */
+TACHY_API int tachy_exchange_held_bytes(const tachy_exchange *ex);
+
 /* ---- everything else ---------------------------------------------------------------- */
 
 /* The context serving this exchange (HttpExchange.getHttpContext). Borrowed. */

@@ -99,6 +99,11 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
     } else {
         rc = tachy__chain_run(filters, nf, handler, user, ex);
     }
+    /* A hold (tachy_exchange_hold) ends when the handler returns: what it left in wbuf
+     * leaves by the flush rule, on this thread. (A deferred exchange's ended at
+     * tachy_exchange_defer: its closer may be running now, so held is only read here.) */
+    if (c->held)
+        c->held = 0;
     if (rc < 0) {
         tachy__log(srv, TACHY_LOG_DEBUG, "handler for %s failed (%d): closing the connection",
                    ex->path, rc);

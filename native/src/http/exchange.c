@@ -378,6 +378,25 @@ static ssize_t read_chunked(tachy_exchange *ex, char *buf, size_t len) {
     }
 }
 
+/* Whether a read returns without a socket call: body bytes are decoded or buffered (or
+ * the body has ended). Decodes what is buffered of a chunked body. */
+static int body_buffered(tachy_exchange *ex) {
+    if (ex->body_eof || tachy__buf_size(&ex->pending) > 0)
+        return 1;
+    if (ex->framing.chunked) {
+        if (decode_buffered(ex) < 0)
+            return 1; /* the error surfaces at the read, without a socket call */
+        return ex->body_eof || tachy__buf_size(&ex->pending) > 0;
+    }
+    return tachy__buf_size(&ex->conn->rbuf) > 0;
+}
+
+/* Whether the request body is consumed to its end (a drain makes no socket call). */
+static int body_done(const tachy_exchange *ex) {
+    return ex->body_closed || ex->upgraded || ex->body_error ||
+           (ex->body_eof && tachy__buf_size(&ex->pending) == 0);
+}
+
 TACHY_API ssize_t tachy_exchange_read(tachy_exchange *ex, void *buf, size_t len) {
     if (!ex || (!buf && len))
         return TACHY_EINVAL;
@@ -389,6 +408,8 @@ TACHY_API ssize_t tachy_exchange_read(tachy_exchange *ex, void *buf, size_t len)
         return 0;
     if (ex->body_eof && tachy__buf_size(&ex->pending) == 0)
         return 0;
+    if (ex->conn->held && !body_buffered(ex))
+        return TACHY_EWOULDBLOCK; /* nothing read, no state changed */
     ssize_t n = ex->framing.chunked ? read_chunked(ex, buf, len) : read_fixed(ex, buf, len);
     if (n < 0) {
         ex->body_error = (int)n;
@@ -446,6 +467,8 @@ TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
         return TACHY_EINVAL;
     if (ex->body_closed)
         return 0;
+    if (ex->conn->held && !body_done(ex))
+        return TACHY_EWOULDBLOCK; /* the drain would read the socket: nothing done */
     if (!ex->upgraded && !drain(ex, ex->conn->srv->opt.drain_amount))
         ex->conn->close_after = 1; /* too much left (or an error): do not reuse */
     ex->body_closed = 1;
@@ -467,6 +490,8 @@ TACHY_API int tachy_exchange_close(tachy_exchange *ex) {
         return TACHY_EINVAL;
     if (ex->closed)
         return 0;
+    if (ex->conn->held && ex->rsp_code >= 0 && !body_done(ex))
+        return TACHY_EWOULDBLOCK; /* the drain would read the socket: nothing done */
     int rc = 0;
     if (ex->upgraded) {
         ex->conn->close_after = 1;
@@ -485,12 +510,33 @@ TACHY_API int tachy_exchange_close(tachy_exchange *ex) {
     return rc;
 }
 
+TACHY_API int tachy_exchange_hold(tachy_exchange *ex, int on) {
+    if (!ex)
+        return TACHY_EINVAL;
+    tachy__conn *c = ex->conn;
+    if (c->held && !on) {
+        /* The hold is lifted for a call that may block (tachy_exchange_hold): the thread
+         * will be busy; if nobody waits for events, the pool brings one in now. */
+        tachy__server_blocking(c->srv);
+    }
+    c->held = on != 0;
+    return 0;
+}
+
+TACHY_API int tachy_exchange_held_bytes(const tachy_exchange *ex) {
+    if (!ex)
+        return TACHY_EINVAL;
+    size_t n = tachy__buf_size(&ex->conn->wbuf);
+    return n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
 TACHY_API int tachy_exchange_defer(tachy_exchange *ex) {
     if (!ex)
         return TACHY_EINVAL;
     if (ex->closed)
         return TACHY_ECLOSED;
     ex->deferred = 1;
+    ex->conn->held = 0; /* the closer, another thread, may block: the hold ends here */
     return 0;
 }
 

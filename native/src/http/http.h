@@ -157,6 +157,7 @@ struct tachy__conn {
     int parked_idle;          /* parked between requests (counted in srv->nidle) */
     atomic_int in_handler;    /* running user code: stop() does not wait for it */
     int close_after;          /* close after the current exchange */
+    int held;                 /* output held: no socket call writes (tachy_exchange_hold) */
     atomic_int shut;          /* socket shut down by stop() */
     int started;              /* per-connection setup done */
     int served;               /* requests served on this connection */

@@ -109,8 +109,8 @@ static int send_iov(tachy__conn *c, struct iovec *iov, int cnt) {
 
 int tachy__io_flush(tachy__conn *c) {
     size_t n = tachy__buf_size(&c->wbuf);
-    if (n == 0)
-        return 0;
+    if (n == 0 || c->held)
+        return 0; /* held (tachy_exchange_hold): the bytes stay in wbuf */
     struct iovec iov = {c->wbuf.data + c->wbuf.off, n};
     int rc = send_iov(c, &iov, 1);
     tachy__buf_reset(&c->wbuf);
@@ -128,8 +128,9 @@ int tachy__io_flush_end(tachy__conn *c) {
 }
 
 int tachy__io_send_file(tachy__conn *c, int fd, int64_t *off, int64_t len) {
-    if (c->xp)
-        return TACHY_ENOTSUP; /* TLS encrypts in user space: the caller copies */
+    if (c->xp || c->held)
+        return TACHY_ENOTSUP; /* TLS encrypts in user space, held output stays in wbuf:
+                                 the caller copies */
     /* What is buffered (the response head) leaves with MSG_MORE, so it shares segments with
      * the file's first bytes instead of going out alone. */
     while (tachy__buf_size(&c->wbuf) > 0) {
@@ -166,6 +167,8 @@ int tachy__io_send_file(tachy__conn *c, int fd, int64_t *off, int64_t len) {
 }
 
 int tachy__io_send2(tachy__conn *c, const void *data, size_t len) {
+    if (c->held)
+        return tachy__buf_append(&c->wbuf, data, len) < 0 ? TACHY_ENOMEM : 0;
     struct iovec iov[2];
     int cnt = 0;
     size_t n = tachy__buf_size(&c->wbuf);

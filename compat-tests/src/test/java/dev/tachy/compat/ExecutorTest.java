@@ -16,13 +16,66 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** Scenario 8: default, custom and rejecting executors (virtual threads: src/test/java21). */
 class ExecutorTest {
+
+    /** An executor under test, with every thread its factory made (to tell whether a
+     * handler ran on one of them). */
+    private static final class Pool {
+        final String name;
+        final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+        final ExecutorService exec;
+
+        Pool(String name, java.util.function.Function<ThreadFactory, ExecutorService> make,
+                ThreadFactory base) {
+            this.name = name;
+            this.exec = make.apply(r -> {
+                Thread t = base.newThread(r);
+                threads.add(t);
+                return t;
+            });
+        }
+    }
+
+    private static Thread daemon(Runnable r) {
+        Thread t = new Thread(r);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /**
+     * newFixedThreadPool(4), newCachedThreadPool() and, on Java 21+, a virtual thread per
+     * task (through reflection: this source set compiles for Java 17).
+     */
+    private static List<Supplier<Pool>> pools() {
+        List<Supplier<Pool>> l = new ArrayList<>();
+        l.add(() -> new Pool("fixed(4)", f -> Executors.newFixedThreadPool(4, f), ExecutorTest::daemon));
+        l.add(() -> new Pool("cached", Executors::newCachedThreadPool, ExecutorTest::daemon));
+        try {
+            java.lang.reflect.Method perTask = Executors.class.getMethod("newThreadPerTaskExecutor",
+                    ThreadFactory.class);
+            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+            ThreadFactory virtual = (ThreadFactory) builder.getClass().getMethod("factory").invoke(builder);
+            l.add(() -> new Pool("virtual", f -> {
+                try {
+                    return (ExecutorService) perTask.invoke(null, f);
+                } catch (ReflectiveOperationException e) {
+                    throw new AssertionError(e);
+                }
+            }, virtual));
+        } catch (ReflectiveOperationException e) {
+            // Java 17..20: no virtual threads
+        }
+        return l;
+    }
 
     @Test
     void defaultExecutorServesSequentialRequests() throws Exception {
@@ -174,6 +227,158 @@ class ExecutorTest {
             }
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    /** Thread.currentThread() in the handler is one of the executor's; getExecutor() is the
+     * user's executor before and after start. */
+    @Test
+    void handlersRunOnTheExecutorsOwnThreads() throws Exception {
+        for (Supplier<Pool> make : pools()) {
+            Pool p = make.get();
+            Set<Thread> seen = ConcurrentHashMap.newKeySet();
+            try (TestServer t = TestServer.bound()) {
+                t.server.setExecutor(p.exec);
+                t.context("/", ex -> {
+                    seen.add(Thread.currentThread());
+                    TestServer.respond(ex, 200, "on " + p.name);
+                });
+                t.started();
+                assertSame(p.exec, t.server.getExecutor(), p.name);
+                HttpClient c = Clients.httpClient();
+                for (int i = 0; i < 10; i++) {
+                    assertEquals("on " + p.name, Clients.get(c, t.uri("/" + i)).body());
+                }
+                try (RawClient r = t.raw()) {
+                    assertEquals("on " + p.name, r.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read().text());
+                }
+            } finally {
+                p.exec.shutdownNow();
+            }
+            assertTrue(!seen.isEmpty() && p.threads.containsAll(seen), p.name + ": " + seen);
+        }
+    }
+
+    /** stop(delay) waits for a handler that is still running on the executor, and its
+     * response reaches the client. */
+    @Test
+    void stopWaitsForARunningHandler() throws Exception {
+        for (Supplier<Pool> make : pools()) {
+            Pool p = make.get();
+            CountDownLatch entered = new CountDownLatch(1);
+            TestServer t = TestServer.start(ex -> {
+                entered.countDown();
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                TestServer.respond(ex, 200, "finished");
+            }, p.exec);
+            try (RawClient r = t.raw()) {
+                r.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertTrue(entered.await(10, TimeUnit.SECONDS), p.name);
+                AtomicReference<String> got = new AtomicReference<>();
+                Thread reader = new Thread(() -> {
+                    try {
+                        got.set(r.read().text());
+                    } catch (Exception e) {
+                        got.set(e.toString());
+                    }
+                });
+                reader.start();
+                long t0 = System.nanoTime();
+                t.server.stop(3);
+                long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+                reader.join(10_000);
+                assertEquals("finished", got.get(), p.name);
+                // it waited for the handler (1 s from its start), and not beyond the delay
+                assertTrue(ms >= 500 && ms < 5000, p.name + ": stop(3) returned after " + ms + " ms");
+            } finally {
+                t.close();
+                p.exec.shutdownNow();
+            }
+        }
+    }
+
+    /** A handler that throws on the executor before responding: the connection closes with
+     * no response, and the server keeps serving. */
+    @Test
+    void aHandlerThatThrowsOnTheExecutorClosesItsConnection() throws Exception {
+        for (Supplier<Pool> make : pools()) {
+            Pool p = make.get();
+            try (TestServer t = TestServer.start(ex -> {
+                if (ex.getRequestURI().getPath().equals("/throw")) {
+                    throw new IllegalStateException("handler failed");
+                }
+                TestServer.respond(ex, 200, "fine");
+            }, p.exec)) {
+                try (RawClient r = t.raw()) {
+                    r.send("GET /throw HTTP/1.1\r\nHost: a\r\n\r\n");
+                    assertTrue(r.closedByServer(), p.name);
+                }
+                try (RawClient r = t.raw()) {
+                    assertEquals("fine", r.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read().text(), p.name);
+                }
+            } finally {
+                p.exec.shutdownNow();
+            }
+        }
+    }
+
+    /** Sixteen pipelined requests whose handlers take different times: the responses come
+     * back in request order. */
+    @Test
+    void pipelinedResponsesKeepTheirOrderOnAnExecutor() throws Exception {
+        for (Supplier<Pool> make : pools()) {
+            Pool p = make.get();
+            try (TestServer t = TestServer.start(ex -> {
+                int i = Integer.parseInt(ex.getRequestURI().getPath().substring(1));
+                try {
+                    Thread.sleep((15 - i) * 3L);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                TestServer.respond(ex, 200, "r" + i);
+            }, p.exec); RawClient r = t.raw()) {
+                StringBuilder all = new StringBuilder();
+                for (int i = 0; i < 16; i++) {
+                    all.append("GET /").append(i).append(" HTTP/1.1\r\nHost: a\r\n\r\n");
+                }
+                r.send(all.toString());
+                for (int i = 0; i < 16; i++) {
+                    assertEquals("r" + i, r.read().text(), p.name);
+                }
+            } finally {
+                p.exec.shutdownNow();
+            }
+        }
+    }
+
+    /** A handler that waits seconds for the rest of its body loses nothing, and other
+     * connections are served meanwhile. */
+    @Test
+    void aHandlerWaitingSecondsForItsBodyLosesNothing() throws Exception {
+        for (Supplier<Pool> make : pools()) {
+            Pool p = make.get();
+            try (TestServer t = TestServer.start(ex -> {
+                byte[] b = TestServer.readAll(ex.getRequestBody());
+                TestServer.respond(ex, 200, "got " + new String(b, java.nio.charset.StandardCharsets.ISO_8859_1));
+            }, p.exec); RawClient slow = t.raw()) {
+                slow.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nhello");
+                long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+                HttpClient c = Clients.httpClient();
+                int served = 0;
+                while (System.nanoTime() < end) {
+                    assertEquals("got ", Clients.get(c, t.uri("/other")).body(), p.name);
+                    served++;
+                }
+                assertTrue(served > 0, p.name);
+                slow.send("world");
+                assertEquals("got helloworld", slow.read().text(), p.name);
+            } finally {
+                p.exec.shutdownNow();
+            }
         }
     }
 }

@@ -53,6 +53,8 @@ final class Native {
     static final int ESYS = -25;
     static final int EUPGRADED = -26;
     static final int ENOTSUP = -27;
+    /** TACHY_EWOULDBLOCK (-33): the exchange is held and the call would block. */
+    static final int EWOULDBLOCK = -33;
 
     /* ---- indexes into the long[] given to serverCreate (jni/natives.c reads them) ------- */
     static final int OPT_MAX_REQ_HEADERS = 0;
@@ -154,6 +156,13 @@ final class Native {
     static native int[] wireFramings();
 
     static native int close(long ex);
+
+    /** tachy_exchange_hold: while held no call on ex makes a blocking socket call (reads and
+     * drains that would wait return EWOULDBLOCK, output stays buffered). */
+    static native int hold(long ex, boolean on);
+
+    /** tachy_exchange_held_bytes: bytes waiting in the connection's write buffer. */
+    static native int heldBytes(long ex);
 
     /** tachy_exchange_defer: the handler returned without closing; another thread will. */
     static native int defer(long ex);

@@ -97,6 +97,13 @@ final class TachyHttpExchange extends HttpExchange {
     private boolean pending;
     /** Set (under this) once handle is 0 for good: lets the usual paths skip the lock. */
     private volatile boolean ended;
+    /** The connection thread's relay while the exchange is with an executor (see Relay);
+     * null when the handler runs on the connection thread. */
+    private volatile Relay relay;
+    /** Body bytes written under the hold since the last flush (the handler's thread). */
+    private int unflushed;
+    /** Held output beyond this is sent (by a thread that may block) before more is taken. */
+    private static final int HELD_FLUSH_AT = 64 * 1024;
 
     private static final VarHandle REQUEST_HEADERS;
 
@@ -330,15 +337,81 @@ final class TachyHttpExchange extends HttpExchange {
                 // tachy_exchange_close drains the request body, then ends the response body
                 // and returns what ending it returned (TACHY_ESHORT for a short fixed body).
                 rc = Native.close(handle);
-                handle = 0;
+                if (rc != Native.EWOULDBLOCK) {
+                    handle = 0;
+                }
             }
-            ended = true;
-            uncount();
+            if (rc != Native.EWOULDBLOCK) {
+                ended = true;
+                uncount();
+            }
+        }
+        if (rc == Native.EWOULDBLOCK) {
+            // Held, and the drain would wait for body bytes: made where it may block.
+            rc = blocking(Native::close);
+            synchronized (this) {
+                handle = 0;
+                ended = true;
+                uncount();
+            }
+        }
+        Relay r = relay;
+        if (r != null) {
+            r.release(); // closed: the connection thread takes the connection back
         }
         if (pending) {
             context.tachyServer().pending.remove(this);
         }
         return rc;
+    }
+
+    /* ---- the hand-off to an executor (Relay) --------------------------------------------- */
+
+    /** A native call on the live handle. */
+    private interface Call {
+        int on(long h);
+    }
+
+    /**
+     * The connection thread, before submitting the exchange: holds the socket and installs
+     * the relay. False if the exchange is already closed.
+     */
+    synchronized boolean handOver(Relay r) {
+        if (handle == 0) {
+            return false;
+        }
+        Native.hold(handle, true);
+        relay = r;
+        return true;
+    }
+
+    /**
+     * Makes a call that would block under the hold (it returned EWOULDBLOCK, or it sends):
+     * on a platform thread (or the connection thread) here, with the hold off for its
+     * duration; on a virtual thread by the connection thread (Relay.call), which may block.
+     */
+    private int blocking(Call c) {
+        Relay r = relay;
+        if (r == null || !r.serving() || Thread.currentThread() == r.conn
+                || !Relay.onVirtualThread()) {
+            return unheld(c);
+        }
+        return r.call(() -> unheld(c));
+    }
+
+    private synchronized int unheld(Call c) {
+        long h = handle;
+        if (h == 0) {
+            return Native.ECLOSED;
+        }
+        Native.hold(h, false);
+        try {
+            return c.on(h);
+        } finally {
+            if (relay != null) {
+                Native.hold(h, true);
+            }
+        }
     }
 
     /** The C side is ending this exchange without us (failure, rejection): forget the handle. */
@@ -367,6 +440,11 @@ final class TachyHttpExchange extends HttpExchange {
         }
         synchronized (this) {
             if (handle != 0) {
+                if (relay != null) {
+                    // Whichever thread closes it calls the natives itself from now on.
+                    Native.hold(handle, false);
+                    relay = null;
+                }
                 // The connection thread now waits for close() from whichever thread has it.
                 if (Native.defer(handle) < 0) {
                     handle = 0; // already closed by the core: nothing to wait for
@@ -409,6 +487,11 @@ final class TachyHttpExchange extends HttpExchange {
     private synchronized long live() throws IOException {
         if (handle == 0) {
             throw new IOException("stream is closed");
+        }
+        if (relay != null) {
+            // The WebSocket upgrade drives the socket itself: no hold, no relay.
+            Native.hold(handle, false);
+            relay = null;
         }
         return handle;
     }
@@ -588,6 +671,11 @@ final class TachyHttpExchange extends HttpExchange {
         // Date, Content-length / Transfer-encoding: set as the JDK sets them, on first look.
         responseHeaders.sent(Wire.second(r) * 1000, contentLength,
                 framing == Wire.FRAMING_CHUNKED);
+        if (relay != null && framing != Wire.FRAMING_FIXED && framing != Wire.FRAMING_EMPTY) {
+            // A streamed body: the client sees the headers now (the core flushes them
+            // itself when not held).
+            blocking(Native::flush);
+        }
         if (framing == Wire.FRAMING_EMPTY) {
             responseBody.noBody = true;
             close();
@@ -682,6 +770,9 @@ final class TachyHttpExchange extends HttpExchange {
                 }
                 n = Native.read(h, b, off, len);
             }
+            if (n == Native.EWOULDBLOCK) {
+                n = blocking(h -> Native.read(h, b, off, len));
+            }
             if (n == 0) {
                 return -1;
             }
@@ -713,6 +804,9 @@ final class TachyHttpExchange extends HttpExchange {
                     return;
                 }
                 rc = Native.requestBodyClose(handle);
+            }
+            if (rc == Native.EWOULDBLOCK) {
+                rc = blocking(Native::requestBodyClose);
             }
             if (rc < 0 && rc != Native.ECLOSED) {
                 throw Native.ioException(rc);
@@ -754,6 +848,10 @@ final class TachyHttpExchange extends HttpExchange {
             if (noBody) {
                 throw new IOException("too many bytes to write to stream");
             }
+            if (relay != null) {
+                heldWrite(b, off, len);
+                return;
+            }
             int rc;
             synchronized (TachyHttpExchange.this) {
                 long h = handle;
@@ -765,6 +863,33 @@ final class TachyHttpExchange extends HttpExchange {
             Native.check(rc);
         }
 
+        /** Under the hold: into the write buffer, sent in HELD_FLUSH_AT pieces by a thread
+         * that may block (the connection thread for a virtual thread). */
+        private void heldWrite(byte[] b, int off, int len) throws IOException {
+            while (len > 0) {
+                int n = Math.min(len, HELD_FLUSH_AT);
+                int rc;
+                synchronized (TachyHttpExchange.this) {
+                    long h = handle;
+                    if (h == 0) {
+                        throw new IOException("stream is closed");
+                    }
+                    rc = Native.write(h, b, off, n);
+                }
+                Native.check(rc);
+                off += n;
+                len -= n;
+                unflushed += n;
+                if (unflushed >= HELD_FLUSH_AT && relay != null) {
+                    unflushed = 0;
+                    int f = blocking(Native::flush);
+                    if (f < 0 && f != Native.ECLOSED) {
+                        throw Native.ioException(f);
+                    }
+                }
+            }
+        }
+
         @Override
         public void flush() throws IOException {
             if (closed && headersSent && fixedLength) {
@@ -772,11 +897,16 @@ final class TachyHttpExchange extends HttpExchange {
             }
             check();
             int rc;
-            synchronized (TachyHttpExchange.this) {
-                if (handle == 0) {
-                    return;
+            if (relay != null) {
+                unflushed = 0;
+                rc = blocking(Native::flush); // sends: where it may block
+            } else {
+                synchronized (TachyHttpExchange.this) {
+                    if (handle == 0) {
+                        return;
+                    }
+                    rc = Native.flush(handle);
                 }
-                rc = Native.flush(handle);
             }
             if (rc < 0 && rc != Native.ENOBODY && rc != Native.ECLOSED) {
                 throw Native.ioException(rc);

@@ -21,7 +21,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * An {@link HttpServer} whose sockets, threads and HTTP/1.1 protocol are tachy's C core
@@ -29,8 +28,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Threads: every connection is served by one native thread, attached to the JVM once as a
  * daemon thread named after it. Without an executor the handler runs on that thread. With one
- * (setExecutor), the connection thread submits the exchange and waits for the handler to
- * return; a rejected submission closes that connection and the server keeps serving.
+ * (setExecutor), the connection thread holds the exchange's socket, submits the exchange and
+ * waits until it is closed (or the handler returned), making the socket calls that would block
+ * for a handler on a virtual thread (see {@link Relay}); a rejected submission closes that
+ * connection and the server keeps serving.
  */
 public final class TachyHttpServer extends HttpServer {
 
@@ -523,15 +524,18 @@ public final class TachyHttpServer extends HttpServer {
             }
         }
         Task t = new Task(ctx, x);
+        if (!x.handOver(t.relay)) {
+            return -1; // closed under us (cannot happen before the handler ran)
+        }
         try {
             e.execute(t);
         } catch (RuntimeException r) { // RejectedExecutionException, or a broken executor
             // The JDK closes the connection when its executor refuses the exchange.
             LOGGER.log(Level.TRACE, "ServerImpl.Dispatcher: executor rejected the exchange", r);
             x.invalidate();
-            return -1;
+            return -1; // the C side ends the hold with the exchange
         }
-        return t.await();
+        return t.relay.serve();
     }
 
     /** Runs the chain; maps the outcome to the C handler's return value. */
@@ -558,16 +562,14 @@ public final class TachyHttpServer extends HttpServer {
     }
 
     /**
-     * The exchange handed to an executor; the connection thread waits in await. The hand-back
-     * is a volatile write and LockSupport.unpark of the connection thread (no monitor: a
-     * wait() inflates the Task's monitor for every request).
+     * The exchange handed to an executor: the handler runs on the executor's thread, the
+     * connection thread waits in Relay.serve (making the calls that would block) until the
+     * exchange is closed or the handler returned.
      */
     private final class Task implements Runnable {
         private final TachyHttpContext ctx;
         private final TachyHttpExchange x;
-        private final Thread waiter = Thread.currentThread();
-        private volatile boolean done;
-        private int result; // written before done, read after
+        final Relay relay = new Relay();
 
         Task(TachyHttpContext ctx, TachyHttpExchange x) {
             this.ctx = ctx;
@@ -580,26 +582,8 @@ public final class TachyHttpServer extends HttpServer {
             try {
                 r = invoke(ctx, x);
             } finally {
-                result = r;
-                done = true;
-                LockSupport.unpark(waiter);
+                relay.handlerDone(r);
             }
-        }
-
-        int await() {
-            // Interrupts do not end the wait (the connection thread must see the handler
-            // return); a spurious or interrupt wake-up parks again.
-            boolean interrupted = false;
-            while (!done) {
-                LockSupport.park(this);
-                if (Thread.interrupted()) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            return result;
         }
     }
 }

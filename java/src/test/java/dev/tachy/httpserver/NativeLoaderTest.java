@@ -40,6 +40,7 @@ class NativeLoaderTest {
             {"ESHORT", "SHORT"}, {"ECLOSED", "CLOSED"}, {"EIO", "IO"}, {"ETIMEDOUT", "TIMEDOUT"},
             {"EPEERCLOSED", "PEERCLOSED"}, {"ETRUNCATED", "TRUNCATED"}, {"EPROTO", "PROTO"},
             {"ETOOBIG", "TOOBIG"}, {"ESYS", "SYS"}, {"EUPGRADED", "UPGRADED"}, {"ENOTSUP", "NOTSUP"},
+            {"EWOULDBLOCK", "WOULDBLOCK"},
         };
         for (String[] e : expected) {
             try {

@@ -1,0 +1,50 @@
+package dev.tachy.httpserver;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A virtual thread never pins its carrier in a blocking native call: 2,000 handlers on a
+ * virtual-thread executor wait for request bodies that have not arrived, on two carriers
+ * (parallelism=2, maxPoolSize=2), and other connections are still answered at once
+ * (PinningProbe, in a forked Java 21+ JVM: this JVM if it is one, else Temurin 25).
+ */
+class VirtualThreadPinningTest {
+
+    /** A java launcher of version 21 or later, or null. */
+    private static String java21Bin() {
+        if (Runtime.version().feature() >= 21) {
+            return TestSupport.javaBin();
+        }
+        String override = System.getProperty("tachy.test.java21");
+        if (override != null && Files.isExecutable(Paths.get(override))) {
+            return override;
+        }
+        Path t25 = Paths.get("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
+        return Files.isExecutable(t25) ? t25.toString() : null;
+    }
+
+    @Test
+    void slowClientsOnTwoCarriersDoNotStallOtherConnections() throws Exception {
+        String java = java21Bin();
+        assumeTrue(java != null, "needs a Java 21+ launcher (virtual threads)");
+        List<String> cmd = TestSupport.cmd(java,
+                "-Djdk.virtualThreadScheduler.parallelism=2",
+                "-Djdk.virtualThreadScheduler.maxPoolSize=2",
+                "-cp", TestSupport.classesDir() + File.pathSeparator + TestSupport.testClassesDir(),
+                PinningProbe.class.getName(), "2000");
+        TestSupport.Result r = TestSupport.run(cmd, 150);
+        System.out.println(r.output);
+        assertTrue(r.output.contains("4 passed, 0 failed"),
+                r.output);
+        assertEquals(0, r.exit, r.output);
+    }
+}
