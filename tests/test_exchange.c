@@ -674,7 +674,7 @@ static void test_hold_keeps_output_and_refuses_waits(void **state) {
     atomic_store(&held_ready, 0);
     atomic_store(&held_ok, 0);
     int fd = ts_connect(port);
-    ts_send(fd, "POST /held HTTP/1.1\r\nContent-Length: 10\r\n\r\nhello", -1);
+    ts_send(fd, "POST /held HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nhello", -1);
     long end = ts_now_ms() + 10000;
     while (!atomic_load(&held_ready) && ts_now_ms() < end)
         ts_sleep_ms(2);
@@ -692,7 +692,7 @@ static void test_hold_keeps_output_and_refuses_waits(void **state) {
         ts_sleep_ms(2);
     assert_int_equal(atomic_load(&held_ok), 2);
     /* the connection is reusable: the hold ended with the handler */
-    ts_send(fd, "GET /r?200,2,2 HTTP/1.1\r\n\r\n", -1);
+    ts_send(fd, "GET /r?200,2,2 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     assert_string_equal(r.body, "xx");
     ts_response_free(&r);
