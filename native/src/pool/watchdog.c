@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <malloc.h>
+#include <tachy/timer.h>
 
 /* ---- the watchdog -------------------------------------------------------------------- */
 
@@ -96,7 +97,9 @@ void *tachy__pool_watchdog_main(void *arg) {
             tachy__pool_requeue_listener(srv); /* accept failed (descriptors or memory): try again */
         uint64_t p = atomic_load_explicit(&srv->pool->progress, memory_order_relaxed);
         int backlog = __atomic_load_n(&srv->pool->ready_count, __ATOMIC_RELAXED) > 0;
-        if ((srv->pool->nconns > 0 || backlog) && (backlog || atomic_load(&srv->pool->nwaiting) == 0) &&
+        int timers = srv->pool->nconns == 0 && tachy_timer_pending(srv) > 0;
+        if ((srv->pool->nconns > 0 || backlog || timers) &&
+            (backlog || atomic_load(&srv->pool->nwaiting) == 0) &&
             p == last_progress)
             tachy__pool_ensure_waiter(srv);
         last_progress = p;
