@@ -87,7 +87,9 @@ void *tachy__pool_watchdog_main(void *arg) {
     pthread_mutex_lock(&srv->lock);
     while (atomic_load(&srv->state) == TACHY__SRV_STARTED) {
         tachy__cond_wait_ms(&srv->pool->wd_cond, &srv->lock,
-                            srv->pool->nconns > 0 ? WATCHDOG_TICK_MS : sweep_every);
+                            srv->pool->nconns > 0 || tachy_timer_pending(srv) > 0
+                                ? WATCHDOG_TICK_MS
+                                : sweep_every);
         if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
             break;
         /* Nobody waits for events and nobody took one for a whole tick: every thread is
