@@ -506,7 +506,8 @@ static char *dup_str(const char *s) {
 /* The handshake (RFC 6455 4.2.1, subprotocol, RFC 7692), the 101 and the upgrade:
  * *out is the new connection object with ws->stream set. 0, TACHY_EPROTO (refused: the
  * 4xx went out) or another TACHY_E* (nothing made). */
-static int handshake(tachy_exchange *ex, const tachy_ws_options *opt, tachy_ws **out) {
+static int handshake(tachy_exchange *ex, const tachy_ws_options *opt, int keeps_thread,
+                     tachy_ws **out) {
     *out = NULL;
     if (!ex)
         return TACHY_EINVAL;
@@ -590,7 +591,7 @@ static int handshake(tachy_exchange *ex, const tachy_ws_options *opt, tachy_ws *
         rc = tachy_exchange_send_response_headers(ex, 101, -1);
     tachy_stream *stream = NULL;
     if (rc == 0)
-        rc = tachy_exchange_upgrade(ex, &stream);
+        rc = tachy__exchange_upgrade(ex, &stream, keeps_thread);
     if (rc < 0) {
         tachy_ws_release(ws);
         return rc;
@@ -612,7 +613,9 @@ static void finish(reader *r) {
     int send_err = ws->send_err;
     const char *what = ws->fail_what;
     pthread_mutex_unlock(&ws->lock);
-    if (send_err && !r->close_received)
+    /* A send failure the peer's close made moot is not reported - except the queue's
+     * overflow under TACHY_WS_BACKLOG_CLOSE, which is why the connection closed. */
+    if (send_err && (!r->close_received || send_err == TACHY_ETOOBIG))
         report_error(r, send_err, send_err == TACHY_ETOOBIG ? 1008 : 0, what ? what : "send failed");
     if (r->close_received)
         call_close(r, r->peer_code, r->peer_reason, r->peer_reason_len);
@@ -624,12 +627,12 @@ static void finish(reader *r) {
     ws->stream = NULL;
     ws->frag_active = 0;
     ws->backlog.len = 0;
-    tachy_timer *timers[2] = {ws->close_timer, ws->tick_timer};
-    ws->close_timer = ws->tick_timer = NULL;
+    tachy_timer *timers[3] = {ws->close_timer, ws->tick_timer, ws->flush_timer};
+    ws->close_timer = ws->tick_timer = ws->flush_timer = NULL;
     pthread_cond_broadcast(&ws->cond);
     pthread_mutex_unlock(&ws->lock);
     /* Outside the lock: cancel waits for a running callback, which takes it. */
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (timers[i])
             tachy_timer_cancel(timers[i]);
 
@@ -646,7 +649,7 @@ int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
         opt = &defaults;
     }
     tachy_ws *ws;
-    int rc = handshake(ex, opt, &ws);
+    int rc = handshake(ex, opt, 1, &ws);
     if (rc < 0)
         return rc;
     reader r;
@@ -736,7 +739,7 @@ int tachy_ws_attach(tachy_exchange *ex, const tachy_ws_options *opt) {
     if (!r)
         return TACHY_ENOMEM;
     tachy_ws *ws;
-    int rc = handshake(ex, opt, &ws);
+    int rc = handshake(ex, opt, 0, &ws);
     if (rc < 0) {
         free(r);
         return rc;

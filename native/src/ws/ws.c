@@ -117,6 +117,34 @@ void tachy__ws_arm_close_timer_locked(tachy_ws *ws) {
         ws->close_timer = NULL;
 }
 
+/* Retries the backlog every FLUSH_RETRY_MS while it is not empty (any pool thread; the
+ * owner also flushes it on each event of the socket). Stops itself when it is empty. */
+#define FLUSH_RETRY_MS 5
+
+static void flush_timer_fn(tachy_timer *t, void *user) {
+    tachy_ws *ws = user;
+    tachy_timer *stop = NULL;
+    pthread_mutex_lock(&ws->lock);
+    if (ws->flush_timer == t) {
+        if (ws->dead || !ws->stream || tachy__ws_flush_nowait_locked(ws) != 0) {
+            stop = t; /* empty (or dead): this timer is done */
+            ws->flush_timer = NULL;
+        }
+    }
+    pthread_mutex_unlock(&ws->lock);
+    if (stop)
+        tachy_timer_cancel(stop); /* from its own callback: returns at once */
+}
+
+/* A backlog is left (attach mode, lock held): make sure someone retries it. */
+static void arm_flush_locked(tachy_ws *ws) {
+    if (!ws->parked || ws->flush_timer || ws->backlog.len == 0 || ws->dead || !ws->stream)
+        return;
+    if (tachy_timer_schedule(ws->srv, FLUSH_RETRY_MS, FLUSH_RETRY_MS, flush_timer_fn, ws,
+                             &ws->flush_timer) < 0)
+        ws->flush_timer = NULL;
+}
+
 /* The queue would exceed max_backlog (lock held). */
 static int overflow_locked(tachy_ws *ws) {
     if (ws->opt.backlog_policy == TACHY_WS_BACKLOG_CLOSE && !ws->close_sent) {
@@ -131,10 +159,12 @@ static int overflow_locked(tachy_ws *ws) {
         if (!ws->send_err)
             ws->send_err = TACHY_ETOOBIG;
         ws->fail_what = why;
-        if (tachy__buf_append(&ws->backlog, frame, h + 2 + sizeof why - 1) < 0)
+        if (tachy__buf_append(&ws->backlog, frame, h + 2 + sizeof why - 1) < 0) {
             tachy__ws_die_locked(ws, TACHY_ENOMEM);
-        else
+        } else {
             tachy__ws_arm_close_timer_locked(ws);
+            arm_flush_locked(ws);
+        }
         pthread_cond_broadcast(&ws->cond);
     }
     return TACHY_ETOOBIG;
@@ -156,6 +186,7 @@ int tachy__ws_queue_locked(tachy_ws *ws, const uint8_t *hdr, size_t hlen, const 
         tachy__buf_append(&ws->backlog, hdr, hlen);
         if (plen)
             tachy__buf_append(&ws->backlog, payload, plen);
+        arm_flush_locked(ws);
         return 0;
     }
     uint8_t small[TACHY__WS_SMALL_FRAME];
@@ -193,6 +224,7 @@ int tachy__ws_queue_locked(tachy_ws *ws, const uint8_t *hdr, size_t hlen, const 
         tachy__buf_append(&ws->backlog, p1 + w, rest1);
     if (n2 - w2)
         tachy__buf_append(&ws->backlog, p2 + w2, n2 - w2);
+    arm_flush_locked(ws);
     return 0;
 }
 

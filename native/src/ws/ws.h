@@ -208,6 +208,7 @@ struct tachy_ws {
     struct tachy__ws_reader *rd; /* the read side: the connection's owner only */
     tachy_timer *close_timer; /* under lock: cuts the socket off close_timeout after a close */
     tachy_timer *tick_timer;  /* idle and ping checks (only when configured) */
+    tachy_timer *flush_timer; /* under lock: retries the backlog while it is not empty */
     long long last_rx;        /* atomic builtins: ms of the last bytes from the peer */
     long long ping_sent_at;   /* atomic builtins: ms of the outstanding ping, 0 = none */
     const char *fail_what;    /* under lock: why a timer or the queue failed the socket */
