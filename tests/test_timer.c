@@ -70,7 +70,7 @@ static void wait_runs(rec *r, int n, long limit_ms) {
 
 static void one_shot_runs_once_on_a_pool_thread(void **state) {
     (void)state;
-    rec r;
+    static rec r; /* static: a test's callbacks never share memory with the next test's */
     memset(&r, 0, sizeof r);
     long t0 = ts_now_ms();
     tachy_timer *t;
@@ -89,7 +89,7 @@ static void one_shot_runs_once_on_a_pool_thread(void **state) {
 
 static void periodic_keeps_its_rate_until_cancelled(void **state) {
     (void)state;
-    rec r;
+    static rec r; /* static: a test's callbacks never share memory with the next test's */
     memset(&r, 0, sizeof r);
     tachy_timer *t;
     long t0 = ts_now_ms();
@@ -106,7 +106,7 @@ static void periodic_keeps_its_rate_until_cancelled(void **state) {
 
 static void cancel_prevents_a_pending_run(void **state) {
     (void)state;
-    rec r;
+    static rec r; /* static: a test's callbacks never share memory with the next test's */
     memset(&r, 0, sizeof r);
     tachy_timer *t;
     assert_int_equal(tachy_timer_schedule(srv, 200, 0, rec_fn, &r, &t), 0);
@@ -118,7 +118,7 @@ static void cancel_prevents_a_pending_run(void **state) {
 
 static void cancel_waits_for_a_running_callback(void **state) {
     (void)state;
-    rec r;
+    static rec r; /* static: a test's callbacks never share memory with the next test's */
     memset(&r, 0, sizeof r);
     atomic_store(&r.sleep_ms, 300);
     tachy_timer *t;
@@ -133,7 +133,7 @@ static void cancel_waits_for_a_running_callback(void **state) {
 
 static void a_callback_may_cancel_itself(void **state) {
     (void)state;
-    rec r;
+    static rec r; /* static: a test's callbacks never share memory with the next test's */
     memset(&r, 0, sizeof r);
     r.cancel_after = 3;
     assert_int_equal(tachy_timer_schedule(srv, 10, 10, rec_fn, &r, &r.self), 0);
@@ -174,7 +174,7 @@ static void many_timers_run_none_early(void **state) {
 /* A blocking callback does not hold up the timers due after its batch. */
 static void a_blocked_callback_does_not_stop_the_others(void **state) {
     (void)state;
-    rec slow, fast;
+    static rec slow, fast;
     memset(&slow, 0, sizeof slow);
     memset(&fast, 0, sizeof fast);
     atomic_store(&slow.sleep_ms, 1000);
@@ -192,7 +192,7 @@ static void a_blocked_callback_does_not_stop_the_others(void **state) {
 
 static void bad_arguments_and_states(void **state) {
     (void)state;
-    rec r;
+    static rec r; /* static: a test's callbacks never share memory with the next test's */
     memset(&r, 0, sizeof r);
     tachy_timer *t = (tachy_timer *)&r;
     assert_int_equal(tachy_timer_schedule(NULL, 1, 0, rec_fn, &r, &t), TACHY_EINVAL);

@@ -253,8 +253,13 @@ TACHY_API int tachy_timer_schedule(tachy_server *srv, long delay_ms, long period
     pthread_mutex_lock(&p->timer_lock);
     int rc = p->timers_closed || p->timerfd < 0 ? TACHY_ESTOPPED : 0;
     if (rc == 0) {
+        /* The handle is stored before the timer can run (its callback may read it). */
+        if (out)
+            *out = t;
         t->due_ns = mono_ns() + (int64_t)delay_ms * 1000000;
         rc = heap_push(p, t);
+        if (rc < 0 && out)
+            *out = NULL;
     }
     if (rc == 0 && t->idx == 0)
         rearm(p);
@@ -264,8 +269,6 @@ TACHY_API int tachy_timer_schedule(tachy_server *srv, long delay_ms, long period
         timer_release(t);
         return rc;
     }
-    if (out)
-        *out = t;
     return 0;
 }
 
