@@ -117,9 +117,11 @@ void tachy__ws_arm_close_timer_locked(tachy_ws *ws) {
         ws->close_timer = NULL;
 }
 
-/* Retries the backlog every FLUSH_RETRY_MS while it is not empty (any pool thread; the
- * owner also flushes it on each event of the socket). Stops itself when it is empty. */
-#define FLUSH_RETRY_MS 5
+/* Retries the backlog every FLUSH_RETRY_MS while it is not empty (any pool thread). This is
+ * the fallback: the owner flushes it on each event of the socket, EPOLLOUT included, which
+ * is what normally drains it. Slow enough that thousands of stalled sockets cost little
+ * (a 5 ms retry melted a server whose 20,000 clients all fell behind). Stops when empty. */
+#define FLUSH_RETRY_MS 100
 
 static void flush_timer_fn(tachy_timer *t, void *user) {
     tachy_ws *ws = user;
