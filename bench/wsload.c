@@ -3,6 +3,14 @@
  *
  *   wsload echo -p PORT [-u /ws] [-c CONNS] [-s BYTES] [-d SECONDS]
  *   wsload tick -p PORT [-u /tick] [-c CLIENTS] [-d SECONDS] [-w SETUP_SECONDS]
+ *   wsload ts   -p PORT [-u /ts] [-c CLIENTS] [-r RAMP_SECONDS] [-m MESSAGES] [-d LIMIT_S]
+ *
+ * ts:   the crowd benchmark: CLIENTS connections opened evenly over RAMP_SECONDS (default
+ *       25,000 over 30 s), each reading MESSAGES (120) text messages from an endpoint that
+ *       sends the server's CLOCK_REALTIME in decimal microseconds every 500 ms, then closing.
+ *       Latency = |kernel receive timestamp - stamp| (and the user-space one beside it);
+ *       errors = refused handshakes + connections lost before their MESSAGES + bad
+ *       payloads. Stops at LIMIT_S (default ramp + 0.5 s * MESSAGES + 30 s).
  *
  * echo: CONNS connections each send one masked binary message of BYTES bytes, wait for
  *       the echo, and repeat for SECONDS; reports messages/s and round-trip percentiles.
@@ -105,7 +113,7 @@ static int64_t now_ns(clockid_t c) {
 }
 
 /* ---- connections ---------------------------------------------------------------------- */
-enum { ST_CONNECTING, ST_HANDSHAKE, ST_OPEN, ST_CLOSED };
+enum { ST_CONNECTING, ST_HANDSHAKE, ST_OPEN, ST_CLOSED, ST_DONE };
 typedef struct {
     int fd, state;
     size_t rlen;          /* bytes in rbuf */
@@ -214,7 +222,9 @@ static void send_echo(conn *c) {
 
 /* ---- main loop ------------------------------------------------------------------------ */
 typedef struct {
-    int tick;
+    int tick, ts;
+    uint64_t want;              /* ts: messages per connection */
+    uint64_t done;              /* ts: connections that got all of theirs */
     hist lat_kernel, lat_user;  /* tick: kernel-stamped and user-space latency; echo: RTT */
     uint64_t msgs, bad, closed, handshakes_failed;
 } stats;
@@ -257,7 +267,26 @@ static int on_frames(conn *c, stats *st, int64_t user_rt_ns) {
         } else if (op == 0x1 || op == 0x2 || op == 0x0) {
             c->got++;
             st->msgs++;
-            if (st->tick) {
+            if (st->ts) {
+                int64_t us = 0;
+                size_t i = 0;
+                while (i < len && i < 20 && pl[i] >= '0' && pl[i] <= '9')
+                    us = us * 10 + (pl[i++] - '0');
+                if (i == 0 || i != len) {
+                    st->bad++;
+                } else {
+                    if (c->last_kts) {
+                        int64_t d = c->last_kts / 1000 - us;
+                        hist_add(&st->lat_kernel, d < 0 ? -d : d);
+                    }
+                    int64_t d = user_rt_ns / 1000 - us;
+                    hist_add(&st->lat_user, d < 0 ? -d : d);
+                }
+                if (c->got >= st->want) { /* all of this user's messages: leave */
+                    st->done++;
+                    return 1;
+                }
+            } else if (st->tick) {
                 int64_t sent = 0;
                 size_t i = 0;
                 while (i < len && i < 20 && pl[i] >= '0' && pl[i] <= '9')
@@ -276,7 +305,7 @@ static int on_frames(conn *c, stats *st, int64_t user_rt_ns) {
             }
         }
         off += h + (size_t)len;
-        if (!st->tick && (op == 0x1 || op == 0x2))
+        if (!st->tick && !st->ts && (op == 0x1 || op == 0x2))
             send_echo(c);
     }
     if (off) {
@@ -327,19 +356,105 @@ static void on_readable(conn *c, stats *st) {
             memmove(c->rbuf, c->rbuf + hl, c->rlen - hl);
             c->rlen -= hl;
             c->state = ST_OPEN;
-            if (!st->tick)
+            if (!st->tick && !st->ts)
                 send_echo(c);
         }
-        if (c->state == ST_OPEN && on_frames(c, st, urt) < 0) {
-            c->state = ST_CLOSED;
-            return;
+        if (c->state == ST_OPEN) {
+            int fr = on_frames(c, st, urt);
+            if (fr != 0) {
+                c->state = fr > 0 ? ST_DONE : ST_CLOSED;
+                if (fr > 0) {
+                    close(c->fd);
+                    c->fd = -1;
+                }
+                return;
+            }
         }
     }
 }
 
+/* ts: opens the clients on the ramp, serves every socket until each has its messages. */
+static void ts_event(int ep, conn *c, uint32_t events, stats *st) {
+    if (c->state == ST_CONNECTING && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+        int err = 0;
+        socklen_t l = sizeof err;
+        getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l);
+        if (err) {
+            c->state = ST_CLOSED;
+            st->handshakes_failed++;
+            return;
+        }
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+        epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
+        send_handshake(c);
+    } else if (c->state == ST_HANDSHAKE || c->state == ST_OPEN) {
+        on_readable(c, st);
+    }
+}
+
+static int run_ts(int ep, conn *cs, int nconn, double ramp, double limit, stats *st) {
+    struct epoll_event evs[512];
+    int64_t t0 = now_ns(CLOCK_MONOTONIC), end = t0 + (int64_t)(limit * 1e9);
+    int opened = 0, connect_failed = 0, peak_open = 0;
+    while (now_ns(CLOCK_MONOTONIC) < end) {
+        int64_t now = now_ns(CLOCK_MONOTONIC);
+        int due = ramp <= 0 ? nconn : (int)((double)(now - t0) / (ramp * 1e9) * nconn) + 1;
+        if (due > nconn)
+            due = nconn;
+        while (opened < due) {
+            if (open_conn(ep, &cs[opened], 1) < 0) {
+                cs[opened].state = ST_CLOSED;
+                connect_failed++;
+            }
+            opened++;
+        }
+        /* Every client ends exactly once: done, closed (by the server or an error), refused
+         * or not connected. */
+        long live = (long)opened - connect_failed - (long)st->done - (long)st->closed -
+                    (long)st->handshakes_failed;
+        if (opened == nconn && live <= 0)
+            break;
+        int n = epoll_wait(ep, evs, 512, 2);
+        for (int i = 0; i < n; i++)
+            ts_event(ep, evs[i].data.ptr, evs[i].events, st);
+        int open_now = opened - (int)st->done - (int)st->closed;
+        if (open_now > peak_open)
+            peak_open = open_now;
+    }
+    double secs = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
+    uint64_t lost = 0;
+    for (int i = 0; i < nconn; i++) {
+        if (cs[i].state != ST_DONE)
+            lost++;
+        if (cs[i].fd >= 0)
+            close(cs[i].fd);
+        free(cs[i].rbuf);
+    }
+    uint64_t errors = lost + st->bad;
+    printf("wsload ts: %d clients over %.1f s, %llu messages each: %llu done, %llu failed "
+           "(handshakes refused %llu, connects failed %d), %llu messages, bad payloads %llu, "
+           "%.1f s, ~%d open at the peak\n",
+           nconn, ramp, (unsigned long long)st->want, (unsigned long long)st->done,
+           (unsigned long long)lost, (unsigned long long)st->handshakes_failed, connect_failed,
+           (unsigned long long)st->msgs, (unsigned long long)st->bad, secs, peak_open);
+    hist_print(&st->lat_kernel, "ts latency, |kernel receive timestamp - server stamp|");
+    hist_print(&st->lat_user, "ts latency, |client user-space receive - server stamp|");
+    printf("WSJSON {\"mode\":\"ts\",\"connections\":%d,\"done\":%llu,\"errors\":%llu,"
+           "\"messages\":%llu,\"seconds\":%.3f,\"p50_us\":%.0f,\"p90_us\":%.0f,\"p99_us\":%.0f,"
+           "\"p999_us\":%.0f,\"max_us\":%llu,\"user_p50_us\":%.0f,\"user_p99_us\":%.0f,"
+           "\"user_p999_us\":%.0f,\"user_max_us\":%llu}\n",
+           nconn, (unsigned long long)st->done, (unsigned long long)errors,
+           (unsigned long long)st->msgs, secs, hist_pct(&st->lat_kernel, 50),
+           hist_pct(&st->lat_kernel, 90), hist_pct(&st->lat_kernel, 99),
+           hist_pct(&st->lat_kernel, 99.9), (unsigned long long)st->lat_kernel.max,
+           hist_pct(&st->lat_user, 50), hist_pct(&st->lat_user, 99),
+           hist_pct(&st->lat_user, 99.9), (unsigned long long)st->lat_user.max);
+    return errors ? 1 : 0;
+}
+
 static void usage(void) {
-    fprintf(stderr, "usage: wsload echo|tick -p PORT [-a ADDR] [-u PATH] [-c CONNS] [-s BYTES] "
-                    "[-d SECONDS] [-w SETUP_SECONDS]\n");
+    fprintf(stderr, "usage: wsload echo|tick|ts -p PORT [-a ADDR] [-u PATH] [-c CONNS] [-s BYTES] "
+                    "[-d SECONDS] [-w SETUP_SECONDS] [-r RAMP_SECONDS] [-m MESSAGES]\n");
     exit(2);
 }
 
@@ -349,19 +464,24 @@ int main(int argc, char **argv) {
     stats st;
     memset(&st, 0, sizeof st);
     st.tick = strcmp(argv[1], "tick") == 0;
-    if (!st.tick && strcmp(argv[1], "echo") != 0)
+    st.ts = strcmp(argv[1], "ts") == 0;
+    if (!st.tick && !st.ts && strcmp(argv[1], "echo") != 0)
         usage();
-    int nconn = st.tick ? 10000 : 64, opt;
-    double dur = 10, setup = 30;
+    int nconn = st.ts ? 25000 : st.tick ? 10000 : 64, opt;
+    double dur = 10, setup = 30, ramp = 30;
+    int dur_set = 0;
+    st.want = 120;
     optind = 2;
-    while ((opt = getopt(argc, argv, "p:a:u:c:s:d:w:")) != -1) {
+    while ((opt = getopt(argc, argv, "p:a:u:c:s:d:w:r:m:")) != -1) {
         switch (opt) {
         case 'p': g_port = atoi(optarg); break;
         case 'a': g_addr = optarg; break;
         case 'u': g_path = optarg; break;
         case 'c': nconn = atoi(optarg); break;
         case 's': g_size = (size_t)atol(optarg); break;
-        case 'd': dur = atof(optarg); break;
+        case 'd': dur = atof(optarg); dur_set = 1; break;
+        case 'r': ramp = atof(optarg); break;
+        case 'm': st.want = (uint64_t)atol(optarg); break;
         case 'w': setup = atof(optarg); break;
         default: usage();
         }
@@ -369,7 +489,7 @@ int main(int argc, char **argv) {
     if (!g_port || nconn < 1)
         usage();
     if (!g_path)
-        g_path = st.tick ? "/tick" : "/ws";
+        g_path = st.ts ? "/ts" : st.tick ? "/tick" : "/ws";
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)nconn + 64) {
         rl.rlim_cur = rl.rlim_max;
@@ -389,6 +509,8 @@ int main(int argc, char **argv) {
     if (ep < 0)
         die("epoll_create1");
     conn *cs = calloc((size_t)nconn, sizeof *cs);
+    if (st.ts)
+        return run_ts(ep, cs, nconn, ramp, dur_set ? dur : ramp + 0.5 * (double)st.want + 30, &st);
     int64_t t_start = now_ns(CLOCK_MONOTONIC);
     int opened = 0, open_ok = 0;
     struct epoll_event evs[512];

@@ -14,6 +14,11 @@
  *                  client, "<epoch-ns> tick <seq>" stamped with the tick's scheduled time
  *   GET  /ws    -> WebSocket echo: text and binary messages back as they came, up to the
  *                  default 16 MiB limit; permessage-deflate when the client offers it
+ *   GET  /ts    -> WebSocket: every 500 ms, starting 500 ms after the upgrade, the server's
+ *                  wall clock (CLOCK_REALTIME) in microseconds since the epoch as a decimal
+ *                  text message, on a server timer per connection (tachy/timer.h)
+ *
+ * Every WebSocket endpoint uses tachy_ws_attach: an open socket holds no thread.
  *
  * Prints "listening on http://ADDR:PORT/" once the server accepts connections, and stops
  * cleanly on SIGINT/SIGTERM.
@@ -95,8 +100,68 @@ static int ws_echo(tachy_exchange *ex, void *user) {
     tachy_ws_options opt;
     tachy_ws_options_init(&opt);
     opt.cb.on_message = ws_echo_message;
-    int rc = tachy_ws_serve(ex, &opt); /* handshake, then echo until closed */
+    int rc = tachy_ws_attach(ex, &opt); /* handshake; pool threads echo from then on */
     return rc == TACHY_EPROTO ? 0 : rc;  /* EPROTO: refused, the 4xx was sent */
+}
+
+/* ---- GET /ts: a time stamp every 500 ms per connection ------------------------------- */
+
+#define TS_PERIOD_MS 500
+
+typedef struct ts_conn {
+    tachy_ws *ws;      /* retained while the timer may run */
+    tachy_timer *timer;
+} ts_conn;
+
+static void ts_fire(tachy_timer *t, void *user) {
+    (void)t;
+    ts_conn *tc = user;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    char msg[32];
+    int n = snprintf(msg, sizeof msg, "%lld",
+                     (long long)now.tv_sec * 1000000 + now.tv_nsec / 1000);
+    tachy_ws_send_text(tc->ws, msg, (size_t)n); /* queued if the peer is slow; never waits */
+}
+
+static void ts_open(tachy_ws *ws, void *user) {
+    tachy_server *srv = user;
+    tachy_ws_set_user(ws, NULL); /* on_close: nothing of ours unless all goes well */
+    ts_conn *tc = calloc(1, sizeof *tc);
+    if (!tc) {
+        tachy_ws_close(ws, TACHY_WS_CLOSE_INTERNAL_ERROR, "out of memory");
+        return;
+    }
+    tachy_ws_retain(ws);
+    tc->ws = ws;
+    if (tachy_timer_schedule(srv, TS_PERIOD_MS, TS_PERIOD_MS, ts_fire, tc, &tc->timer) < 0) {
+        tachy_ws_release(ws);
+        free(tc);
+        tachy_ws_close(ws, TACHY_WS_CLOSE_INTERNAL_ERROR, "no timer");
+        return;
+    }
+    tachy_ws_set_user(ws, tc);
+}
+
+static void ts_close(tachy_ws *ws, int code, const char *reason, size_t len, void *user) {
+    (void)ws, (void)code, (void)reason, (void)len;
+    ts_conn *tc = user;
+    if (!tc) /* on_open failed */
+        return;
+    tachy_timer_cancel(tc->timer); /* the callback is not running once this returns */
+    tachy_ws_release(tc->ws);
+    free(tc);
+}
+
+static int ws_ts(tachy_exchange *ex, void *user) {
+    tachy_ws_options opt;
+    tachy_ws_options_init(&opt);
+    opt.cb.on_open = ts_open;
+    opt.cb.on_close = ts_close;
+    opt.user = user; /* the server (for its timers); on_open replaces it with the ts_conn */
+    opt.deflate = 0; /* 16-byte messages: nothing to gain */
+    int rc = tachy_ws_attach(ex, &opt);
+    return rc == TACHY_EPROTO ? 0 : rc;
 }
 
 /* ---- GET /tick: broadcast ticks (the benchmark's 10,000-client WebSocket profile) ------ */
@@ -163,7 +228,7 @@ static int ws_tick(tachy_exchange *ex, void *user) {
     tachy_ws_options_init(&opt);
     opt.cb.on_open = tick_open;
     opt.cb.on_close = tick_close;
-    int rc = tachy_ws_serve(ex, &opt);
+    int rc = tachy_ws_attach(ex, &opt);
     return rc == TACHY_EPROTO ? 0 : rc;
 }
 
@@ -356,6 +421,7 @@ int main(int argc, char **argv) {
     tachy_server_create_context(srv, "/echo", echo, NULL, NULL);
     tachy_server_create_context(srv, "/ws", ws_echo, NULL, NULL);
     tachy_server_create_context(srv, "/tick", ws_tick, NULL, NULL);
+    tachy_server_create_context(srv, "/ts", ws_ts, srv, NULL);
     rc = tachy_server_start(srv);
     if (rc < 0) {
         fprintf(stderr, "tachy-hello: %s\n", tachy_strerror(rc));

@@ -48,8 +48,12 @@ static tachy_ws *last_close_ws;
 static long long last_close_at; /* ts_now_ms() of the last on_close, for diagnostics */
 static int last_error;
 
+/* 0: the endpoints use tachy_ws_serve (a thread per socket); 1: tachy_ws_attach (parked
+ * between frames). main runs the suite both ways. */
+static int attach_mode;
+
 static int ws_handler(tachy_exchange *ex, void *user) {
-    int rc = tachy_ws_serve(ex, user);
+    int rc = attach_mode ? tachy_ws_attach(ex, user) : tachy_ws_serve(ex, user);
     return rc == TACHY_EPROTO ? 0 : rc; /* refused: the 4xx was sent */
 }
 
@@ -1237,5 +1241,36 @@ int main(void) {
         cmocka_unit_test(idle_peer_is_closed_with_1001),
         cmocka_unit_test(close_from_another_thread),
     };
-    return cmocka_run_group_tests_name("ws_socket", tests, setup, teardown);
+    int failed = cmocka_run_group_tests_name("ws_socket", tests, setup, teardown);
+    /* The same cases on attached connections, except the two that pin tachy_ws_serve's
+     * blocking slow-client policy (attached sockets queue instead: test_ws_crowd.c). */
+    const struct CMUnitTest attached[] = {
+        cmocka_unit_test(handshake_ok_with_subprotocol),
+        cmocka_unit_test(handshake_refusals),
+        cmocka_unit_test(echo_text_and_binary_of_all_lengths),
+        cmocka_unit_test(frames_arriving_byte_by_byte),
+        cmocka_unit_test(fragmented_message_with_control_frames_between),
+        cmocka_unit_test(deliver_fragments_mode_echoes_pieces),
+        cmocka_unit_test(ping_pong),
+        cmocka_unit_test(close_with_and_without_code),
+        cmocka_unit_test(bad_close_frames),
+        cmocka_unit_test(server_initiated_close),
+        cmocka_unit_test(data_after_close_is_ignored),
+        cmocka_unit_test(protocol_errors_are_1002),
+        cmocka_unit_test(invalid_utf8_is_1007),
+        cmocka_unit_test(utf8_checked_while_a_frame_arrives),
+        cmocka_unit_test(too_big_is_1009),
+        cmocka_unit_test(permessage_deflate_echo),
+        cmocka_unit_test(deflate_negotiation_variants),
+        cmocka_unit_test(decompression_bomb_is_1009),
+        cmocka_unit_test(broadcast_from_another_thread),
+        cmocka_unit_test(broadcast_to_many_clients_intact),
+        cmocka_unit_test(broadcast_skips_closed_and_busy),
+        cmocka_unit_test(server_pings_and_drops_silent_peers),
+        cmocka_unit_test(idle_peer_is_closed_with_1001),
+        cmocka_unit_test(close_from_another_thread),
+    };
+    attach_mode = 1;
+    failed += cmocka_run_group_tests_name("ws_socket_attached", attached, setup, teardown);
+    return failed;
 }

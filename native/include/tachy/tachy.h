@@ -22,7 +22,9 @@
 #include <tachy/filter.h>
 #include <tachy/headers.h>
 #include <tachy/server.h>
+#include <tachy/timer.h>
 #include <tachy/tls.h>
+#include <tachy/ws.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,6 +1,12 @@
 /*
  * tachy/ws.h - WebSocket (RFC 6455) with permessage-deflate (RFC 7692).
  *
+ * Two ways to serve one: tachy_ws_serve (below) keeps the handler's thread for the whole
+ * connection and returns when it has closed - the original contract, unchanged;
+ * tachy_ws_attach returns after the handshake and the connection then lives on the pool's
+ * threads without one of its own (for crowds of sockets). What follows describes
+ * tachy_ws_serve; tachy_ws_attach says where it differs.
+ *
  * A WebSocket starts as an ordinary exchange: a handler calls tachy_ws_serve(ex, &opt),
  * which validates the upgrade request, answers 101 (or refuses with 400/405/426), and
  * then runs the connection's read loop until the WebSocket is closed. The callbacks in
@@ -127,7 +133,27 @@ typedef struct tachy_ws_options {
     long idle_timeout_ms;  /* no bytes from the peer for this long -> close 1001 (-1) */
     long ping_interval_ms; /* server pings when the peer was quiet this long (-1) */
     long ping_timeout_ms;  /* no pong within this -> connection failed (10000) */
+
+    /* Attached connections (tachy_ws_attach) on plain TCP: the per-socket send queue. */
+    size_t max_backlog;    /* bytes queued for a slow peer (1 MiB); see backlog_policy */
+    int backlog_policy;    /* TACHY_WS_BACKLOG_FAIL (default) or TACHY_WS_BACKLOG_CLOSE */
 } tachy_ws_options;
+
+/*
+ * What a send on an attached connection does when the peer does not read and the queue
+ * would exceed max_backlog (a frame is always taken whole when the queue is empty, so
+ * one message larger than the bound still goes out):
+ *   TACHY_WS_BACKLOG_FAIL   the send fails with TACHY_ETOOBIG, nothing of it is queued,
+ *                           the connection stays open (later sends may succeed once the
+ *                           peer has read). uWebSockets' "dropped".
+ *   TACHY_WS_BACKLOG_CLOSE  the send fails with TACHY_ETOOBIG and the connection is
+ *                           closed: a close frame 1008 "send queue full" is queued behind
+ *                           what is there (past the bound), nothing more is accepted
+ *                           (TACHY_ECLOSED), and the socket is cut off if the peer has not
+ *                           taken it within close_timeout_ms. on_error(TACHY_ETOOBIG, 1008)
+ *                           and on_close follow on a pool thread.
+ */
+enum { TACHY_WS_BACKLOG_FAIL = 0, TACHY_WS_BACKLOG_CLOSE = 1 };
 
 /* Fills opt with the defaults above. Any thread. */
 TACHY_API void tachy_ws_options_init(tachy_ws_options *opt);
@@ -155,6 +181,36 @@ TACHY_API void tachy_ws_options_init(tachy_ws_options *opt);
  * when the handler returns.
  */
 TACHY_API int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt);
+
+/*
+ * tachy_ws_serve without a thread per socket: the same handshake and refusals, then
+ * on_open on the calling thread, and the call returns 0 at once - the handler returns and
+ * the connection holds no thread. It is parked in the server's epoll set like an idle HTTP
+ * connection; when bytes arrive, a pool thread reads the frames and runs the callbacks:
+ * one callback at a time per socket, in the order the frames came. A callback may block
+ * (it keeps its pool thread; the pool brings in another as it does for handlers), but
+ * while it runs nothing more is read from that socket.
+ *
+ * Sends (any thread) never wait for a slow peer on plain TCP: a frame goes to the socket
+ * as far as it takes it, the rest is queued per socket and written by a pool thread when
+ * the socket becomes writable; the send returns 0 once the frame is written or queued.
+ * The queue is bounded by opt.max_backlog with opt.backlog_policy (see there);
+ * send_timeout_ms does not apply. On TLS (wss) a send encrypts and writes through the
+ * stream with tachy_ws_serve's blocking rules (send_timeout_ms). Broadcasts queue the same
+ * way and never wait for an attached plain socket.
+ *
+ * Close timeout, idle timeout and pings run on the server's timers (tachy/timer.h), not
+ * on a thread: a socket without idle_timeout_ms/ping_interval_ms costs no CPU while idle.
+ * on_close runs on a pool thread, or on the thread in tachy_server_stop for connections
+ * open when the server stops (they get a close frame 1001 first).
+ *
+ * Call from the handler's own thread (not from an exchange deferred to another thread:
+ * TACHY_ESTATE), at most once, and return from the handler right after; ex and
+ * tachy_ws_exchange are valid until then (in on_open, not in later callbacks).
+ * Returns 0 (attached), TACHY_EPROTO (refused: 4xx sent, exchange closed) or another
+ * negative code (nothing attached).
+ */
+TACHY_API int tachy_ws_attach(tachy_exchange *ex, const tachy_ws_options *opt);
 
 /* ---- sending: any thread ------------------------------------------------------------- */
 
@@ -284,7 +340,8 @@ TACHY_API void tachy_ws_set_user(tachy_ws *ws, void *user);
 TACHY_API void *tachy_ws_user(const tachy_ws *ws);
 
 /* The exchange that was upgraded: its request getters (URI, headers, addresses,
- * attributes) stay valid while tachy_ws_serve runs. Connection thread only. */
+ * attributes) stay valid while tachy_ws_serve runs (with tachy_ws_attach: during on_open;
+ * NULL afterwards). Connection thread only. */
 TACHY_API tachy_exchange *tachy_ws_exchange(const tachy_ws *ws);
 
 #ifdef __cplusplus

@@ -675,6 +675,10 @@ TACHY_API const struct sockaddr *tachy_exchange_local_sockaddr(const tachy_excha
 /* ---- upgrade and raw streams -------------------------------------------------------- */
 
 TACHY_API int tachy_exchange_upgrade(tachy_exchange *ex, tachy_stream **out) {
+    return tachy__exchange_upgrade(ex, out, 1);
+}
+
+int tachy__exchange_upgrade(tachy_exchange *ex, tachy_stream **out, int keeps_thread) {
     if (!ex || !out)
         return TACHY_EINVAL;
     *out = NULL;
@@ -692,8 +696,10 @@ TACHY_API int tachy_exchange_upgrade(tachy_exchange *ex, tachy_stream **out) {
     ex->stream.conn = c;
     atomic_init(&ex->stream.shut, 0);
     *out = &ex->stream;
-    /* This thread now belongs to the upgraded connection for its whole life. */
-    tachy__server_blocking(c->srv);
+    /* This thread now belongs to the upgraded connection for its whole life (unless the
+     * caller hands the connection back to the pool: tachy_ws_attach). */
+    if (keeps_thread)
+        tachy__server_blocking(c->srv);
     return 0;
 }
 

@@ -301,6 +301,9 @@ ssize_t tachy__percent_decode(const char *in, size_t len, char *out, size_t cap)
  * TACHY_EINVAL (a decoded NUL in the path) or TACHY_ENOMEM. Owner thread. */
 int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__request *req,
                           const tachy__framing *fr);
+/* tachy_exchange_upgrade; keeps_thread 0 when the caller will not hold the thread for the
+ * stream's life (tachy_ws_attach), so no extra pool thread is brought in for it. */
+int tachy__exchange_upgrade(tachy_exchange *ex, tachy_stream **out, int keeps_thread);
 /* Cleans up after an exchange, keeping reusable memory. */
 void tachy__exchange_end(tachy_exchange *ex);
 void tachy__exchange_free(tachy_exchange *ex);

@@ -25,7 +25,7 @@ static int pool_start(tachy_server *srv) {
     srv->pool = calloc(1, sizeof *srv->pool);
     if (!srv->pool)
         return TACHY_ENOMEM;
-    srv->pool->epfd = srv->pool->wakefd = -1;
+    srv->pool->epfd = srv->pool->wakefd = srv->pool->timerfd = -1;
     srv->pool_free = pool_free;
     srv->pool_blocking = tachy__pool_blocking;
     srv->pool->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -54,7 +54,15 @@ static int pool_start(tachy_server *srv) {
     srv->pool->ready = ready == MAP_FAILED ? NULL : ready;
     if (!srv->pool->slots || !srv->pool->ready)
         return TACHY_ENOMEM;
+    void *wsof = mmap(NULL, (size_t)TACHY__SLOT_CHUNKS * TACHY__SLOT_CHUNK * sizeof *srv->pool->ws_of,
+                      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    srv->pool->ws_of = wsof == MAP_FAILED ? NULL : wsof;
+    if (!srv->pool->ws_of)
+        return TACHY_ENOMEM;
     srv->pool->ready_cap = READY_CAP;
+    int trc = tachy__pool_timers_init(srv);
+    if (trc < 0)
+        return trc;
     pthread_mutex_init(&srv->pool->ready_lock, NULL);
     tachy__cond_init(&srv->pool->spare_cond);
     tachy__cond_init(&srv->pool->wd_cond);
@@ -121,6 +129,8 @@ static void pool_stop(tachy_server *srv, int delay_seconds) {
         pthread_cond_broadcast(&srv->pool->spare_cond);
         wait_tick(srv, 10);
     }
+    /* No pool thread runs a timer any more: drop the pending ones. */
+    tachy__pool_timers_close(srv);
     /* Join every thread that has exited; the few still inside handlers are detached
      * (each holds a server reference, so the server outlives them). */
     tachy__pool_reap(srv);
@@ -143,6 +153,9 @@ static void pool_free(tachy_server *srv) {
     }
     if (srv->pool->wakefd >= 0)
         close(srv->pool->wakefd);
+    tachy__pool_timers_free(srv);
+    if (srv->pool->ws_of)
+        munmap(srv->pool->ws_of, (size_t)TACHY__SLOT_CHUNKS * TACHY__SLOT_CHUNK * sizeof *srv->pool->ws_of);
     if (srv->pool->epfd >= 0) {
         close(srv->pool->epfd);
         pthread_cond_destroy(&srv->pool->spare_cond);

@@ -8,6 +8,8 @@
  *   accept.c     the listening socket in the park set, accept, registering a connection
  *   watchdog.c   deadlines of parked connections and exchanges, bringing in threads
  *   lifecycle.c  tachy_server_start / tachy_server_stop, the pool's memory
+ *   timers.c     tachy_timer_*: one min-heap per server, a timerfd in the park set
+ *   wspark.c     upgraded WebSocket connections parked between frames (tachy_ws_attach)
  *
  * pool/ is the top of the core: it includes http/ (it serves connections), tls/ (it sets
  * a connection's transport up) and server/; nothing includes pool/. The server reaches it
@@ -60,6 +62,7 @@ typedef struct tachy__thread {
  * without this bit nothing would ever report the FIN again. */
 #define HUP_BIT ((uint64_t)1 << 31)
 #define LISTEN_TOKEN (UINT64_MAX - 1)
+#define TIMER_TOKEN (UINT64_MAX - 2) /* the timerfd (timers.c) */
 #define ACCEPT_BATCH 64   /* connections accepted per listening-socket event */
 #define TRIM_PEAK 256     /* connections: a burst worth giving memory back after */
 #define WATCHDOG_TICK_MS 5
@@ -93,6 +96,18 @@ struct tachy__pool {
     uint64_t *ready;          /* ring of event tokens */
     uint32_t ready_head, ready_count, ready_cap;
     pthread_cond_t spare_cond; /* spare threads wait here (monotonic clock) */
+    /* timers.c: a min-heap on due time, under timer_lock; the timerfd is in the park set */
+    pthread_mutex_t timer_lock;
+    pthread_cond_t timer_cond; /* a timer's callback returned (tachy_timer_cancel waits) */
+    int timerfd;
+    int timers_inited;        /* timer_lock and timer_cond exist */
+    int timers_closed;        /* stop() dropped the timers: no more scheduling */
+    int64_t timer_armed_ns;   /* what the timerfd is armed for (0: disarmed) */
+    struct tachy_timer **theap;
+    size_t ntimers, theap_cap;
+    /* wspark.c: the WebSocket attached to each slot's connection (NULL: plain HTTP). A
+     * zero-page mapping like slots; an entry is read and written by the slot's owner. */
+    struct tachy_ws **ws_of;
     pthread_cond_t wd_cond;    /* the watchdog waits here (monotonic clock) */
 };
 
@@ -144,6 +159,30 @@ void tachy__pool_unlisten(tachy_server *srv);
 void tachy__pool_accept_some(tachy_server *srv);
 /* Puts the listening socket's token in the ready ring: accept again later. */
 void tachy__pool_requeue_listener(tachy_server *srv);
+
+/* ---- timers.c ------------------------------------------------------------------------ */
+
+/* Creates the timerfd and puts it in the park set (pool_start). 0 or TACHY_E*. */
+int tachy__pool_timers_init(tachy_server *srv);
+/* The timerfd fired: runs up to 64 due timers on the calling pool thread. */
+void tachy__pool_timers_run(tachy_server *srv);
+/* stop(): drops every pending timer; later schedules fail with TACHY_ESTOPPED. */
+void tachy__pool_timers_close(tachy_server *srv);
+/* pool_free: releases what timers_init made. */
+void tachy__pool_timers_free(tachy_server *srv);
+
+/* ---- wspark.c ------------------------------------------------------------------------ */
+
+/* After tachy__conn_run returned CLOSE for c: if the handler attached a WebSocket to c
+ * (tachy_ws_attach), c becomes a parked WebSocket connection and 1 is returned (the
+ * caller no longer owns c); else 0 and the caller closes c. Pool thread, owner of c. */
+int tachy__pool_ws_adopt(tachy__conn *c);
+/* A parked WebSocket connection's event: c (owned by the caller) is served; it is parked
+ * again or closed. Returns 1 if c was a WebSocket connection (handled), else 0. */
+int tachy__pool_ws_serve(tachy__conn *c);
+/* tachy__pool_close's hook: c is closing; its WebSocket (if any) ends (on_close 1006 if the
+ * close handshake did not happen) and lets go of the socket. Owner of c. */
+void tachy__pool_ws_closing(tachy__conn *c);
 
 /* ---- watchdog.c ---------------------------------------------------------------------- */
 

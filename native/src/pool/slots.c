@@ -124,6 +124,7 @@ void tachy__pool_conn_reset(tachy__conn *c) {
 
 void tachy__pool_close(tachy__conn *c) {
     tachy_server *srv = c->srv;
+    tachy__pool_ws_closing(c); /* an attached WebSocket lets go of the socket first */
     tachy__conn_cleanup(c);
     pthread_mutex_lock(&srv->lock);
     if (c->prev)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <malloc.h>
+#include <tachy/timer.h>
 
 /* ---- the watchdog -------------------------------------------------------------------- */
 
@@ -105,7 +106,9 @@ void *tachy__pool_watchdog_main(void *arg) {
     pthread_mutex_lock(&srv->lock);
     while (atomic_load(&srv->state) == TACHY__SRV_STARTED) {
         tachy__cond_wait_ms(&srv->pool->wd_cond, &srv->lock,
-                            srv->pool->nconns > 0 ? WATCHDOG_TICK_MS : sweep_every);
+                            srv->pool->nconns > 0 || tachy_timer_pending(srv) > 0
+                                ? WATCHDOG_TICK_MS
+                                : sweep_every);
         if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
             break;
         /* Nobody waits for events and nobody took one for a whole tick: every thread is
@@ -115,7 +118,9 @@ void *tachy__pool_watchdog_main(void *arg) {
             tachy__pool_requeue_listener(srv); /* accept failed (descriptors or memory): try again */
         uint64_t p = atomic_load_explicit(&srv->pool->progress, memory_order_relaxed);
         int backlog = __atomic_load_n(&srv->pool->ready_count, __ATOMIC_RELAXED) > 0;
-        if ((srv->pool->nconns > 0 || backlog) && (backlog || atomic_load(&srv->pool->nwaiting) == 0) &&
+        int timers = srv->pool->nconns == 0 && tachy_timer_pending(srv) > 0;
+        if ((srv->pool->nconns > 0 || backlog || timers) &&
+            (backlog || atomic_load(&srv->pool->nwaiting) == 0) &&
             p == last_progress)
             tachy__pool_ensure_waiter(srv);
         last_progress = p;

@@ -52,7 +52,7 @@ static int ready_pop(tachy_server *srv, uint64_t *tok) {
 /* An event's token, with HUP_BIT when it reported the peer's shutdown. */
 static uint64_t ev_token(const struct epoll_event *ev) {
     uint64_t tok = ev->data.u64;
-    if (tok != WAKE_TOKEN && tok != LISTEN_TOKEN && (ev->events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+    if (tok != WAKE_TOKEN && tok != LISTEN_TOKEN && tok != TIMER_TOKEN && (ev->events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
         tok |= HUP_BIT;
     return tok;
 }
@@ -131,6 +131,8 @@ void tachy__pool_accept_some(tachy_server *srv);
  * own it (tachy__pool_park returns 0) means more bytes: run the loop again.
  */
 static void serve_conn(tachy_server *srv, tachy__conn *c) {
+    if (__builtin_expect(srv->pool->ws_of[c->slot] != NULL, 0) && tachy__pool_ws_serve(c))
+        return; /* an attached WebSocket (wspark.c) */
     if (srv->tls && !c->xp && tachy__tls_start(c) < 0) {
         tachy__pool_close(c);
         return;
@@ -138,8 +140,11 @@ static void serve_conn(tachy_server *srv, tachy__conn *c) {
     for (;;) {
         int idle = 0;
         long deadline = 0;
-        if (tachy__conn_run(c, &idle, &deadline) == TACHY__CONN_NEXT_CLOSE)
+        if (tachy__conn_run(c, &idle, &deadline) == TACHY__CONN_NEXT_CLOSE) {
+            if (tachy__pool_ws_adopt(c))
+                return; /* the handler attached a WebSocket: parked as one now */
             break;
+        }
         int pr = tachy__pool_park(c, idle, deadline);
         if (pr > 0)
             return; /* parked: no longer ours */
@@ -153,6 +158,10 @@ static void serve_conn(tachy_server *srv, tachy__conn *c) {
 static void serve_token(tachy_server *srv, uint64_t tok) {
     if (tok == LISTEN_TOKEN) {
         tachy__pool_accept_some(srv);
+        return;
+    }
+    if (tok == TIMER_TOKEN) {
+        tachy__pool_timers_run(srv);
         return;
     }
     tachy__conn *c = tachy__pool_claim(srv, (uint32_t)(tok & ~HUP_BIT), (uint32_t)(tok >> 32), 1,

@@ -92,6 +92,20 @@ static void bc_serve_skipped(bc_job *j, tachy_ws *ws, bc_wait *w, size_t *nw, lo
         return;
     }
     int done;
+    if (ws->parked && ws->fd >= 0) { /* attached: written or queued, never waited for */
+        uint8_t none[1];
+        done = tachy__ws_queue_locked(ws, none, 0, j->frame, j->len);
+        pthread_mutex_unlock(&ws->lock);
+        if (done == 0) {
+            j->st.sent++;
+            j->st.deferred++;
+        } else if (done == TACHY_ETOOBIG) {
+            j->st.busy++;
+        } else {
+            j->st.failed++;
+        }
+        return;
+    }
     if (ws->fd < 0) { /* TLS: through the stream (it encrypts), blocking rules */
         done = tachy__ws_write_encoded_locked(ws, j->frame, j->len);
         pthread_mutex_unlock(&ws->lock);
@@ -209,6 +223,18 @@ static void bc_run(bc_job *j) {
         } else if (ws->dead || ws->close_sent || !ws->stream) {
             pthread_mutex_unlock(&ws->lock);
             j->st.closed++;
+            continue;
+        } else if (ws->parked && ws->fd >= 0 && !ws->frag_active) {
+            /* Attached: written or queued, never waited for (the pool flushes the queue). */
+            uint8_t none[1];
+            r = tachy__ws_queue_locked(ws, none, 0, j->frame, j->len);
+            pthread_mutex_unlock(&ws->lock);
+            if (r == 0)
+                j->st.sent++;
+            else if (r == TACHY_ETOOBIG)
+                j->st.busy++;
+            else
+                j->st.failed++;
             continue;
         } else if (ws->frag_active || ws->backlog.len > 0) {
             pthread_mutex_unlock(&ws->lock);

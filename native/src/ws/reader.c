@@ -26,7 +26,7 @@
  * The read loop (connection thread).
  * ====================================================================================== */
 
-typedef struct reader {
+typedef struct tachy__ws_reader {
     tachy_ws *ws;
     tachy__buf in; /* received bytes; frames parsed from in.bytes[start, in.len) */
     size_t start;
@@ -54,6 +54,8 @@ typedef struct reader {
     int error_reported;
     long long last_rx;
     long long ping_sent_at; /* 0 = no ping outstanding */
+    int nonblock;           /* attached: read what is there, then return to the pool */
+    int draining;           /* attached, ended: waiting for the backlog to leave */
 } reader;
 
 static void report_error(reader *r, int err, int code, const char *what) {
@@ -229,6 +231,8 @@ static void handle_frame(reader *r, const tachy__ws_frame *f, uint8_t *payload) 
         return;
     case TACHY__WS_OP_PONG:
         r->ping_sent_at = 0;
+        if (r->nonblock)
+            __atomic_store_n(&ws->ping_sent_at, 0, __ATOMIC_RELAXED);
         if (!r->closing && ws->opt.cb.on_pong)
             ws->opt.cb.on_pong(ws, plen ? payload : (const uint8_t *)"", plen, tachy_ws_user(ws));
         return;
@@ -342,11 +346,12 @@ static int check_timers(reader *r) {
     return next > now ? (int)TACHY__MIN(next - now, 0x7fffffffLL) : 0;
 }
 
-static void run(reader *r) {
+/* The read loop. Blocking (tachy_ws_serve): until the connection ends, returning 0.
+ * Non-blocking (attached): until nothing more can be read now (1: park) or the end (0). */
+static int run(reader *r) {
     tachy_ws *ws = r->ws;
     tachy__ws_parse_rules rules = {1, ws->pmd.enabled, ws->opt.max_frame_size, 0};
     tachy__ws_parse_rules lenient = {0, 1, 0, 1};
-    r->last_rx = tachy__now_ms();
     /* Every pass consumes a frame, reads from the socket (bounded by timeouts), or ends. */
     while (!r->done) {
         size_t avail = r->in.len - r->start;
@@ -402,9 +407,16 @@ static void run(reader *r) {
             fail(r, TACHY_ENOMEM, 1011, "out of memory");
             break;
         }
-        int timeout = check_timers(r);
-        if (r->done)
-            break;
+        int timeout = 0;
+        if (!r->nonblock) {
+            timeout = check_timers(r);
+            if (r->done)
+                break;
+        } else if (!r->closing) {
+            pthread_mutex_lock(&ws->lock);
+            r->closing = ws->close_sent; /* a close from any thread: its timer bounds the wait */
+            pthread_mutex_unlock(&ws->lock);
+        }
         pthread_mutex_lock(&ws->lock);
         tachy_stream *s = ws->dead ? NULL : ws->stream;
         pthread_mutex_unlock(&ws->lock);
@@ -413,6 +425,8 @@ static void run(reader *r) {
         ssize_t got = tachy_stream_read(s, r->in.bytes + r->in.len, r->in.cap - r->in.len, timeout);
         if (got > 0) {
             r->last_rx = tachy__now_ms();
+            if (r->nonblock)
+                __atomic_store_n(&ws->last_rx, r->last_rx, __ATOMIC_RELAXED);
             if (r->skip) {
                 size_t k = (uint64_t)got < r->skip ? (size_t)got : (size_t)r->skip;
                 memmove(r->in.bytes + r->in.len, r->in.bytes + r->in.len + k, (size_t)got - k);
@@ -421,18 +435,24 @@ static void run(reader *r) {
             }
             r->in.len += (size_t)got;
         } else if (got == TACHY_ETIMEDOUT) {
-            continue; /* timers run at the top of the next wait */
+            if (r->nonblock)
+                return 1; /* drained: the next bytes raise an event */
+            continue;     /* timers run at the top of the next wait */
         } else {
             pthread_mutex_lock(&ws->lock);
             int aborted = ws->aborted, send_err = ws->send_err;
+            const char *what = ws->fail_what;
             pthread_mutex_unlock(&ws->lock);
-            if (send_err) /* a sender failed and shut the socket down */
-                report_error(r, send_err, 0, "send failed");
+            if (send_err) /* a sender (or a timer) failed and shut the socket down */
+                report_error(r, send_err, send_err == TACHY_ETOOBIG ? 1008 : 0,
+                             what ? what : "send failed");
             else if (got < 0 && !r->closing && !aborted)
                 report_error(r, (int)got, 0, "connection error");
             break; /* EOF, shut down, or I/O error */
         }
     }
+    r->done = 1;
+    return 0;
 }
 
 /* ======================================================================================
@@ -483,14 +503,14 @@ static char *dup_str(const char *s) {
     return d;
 }
 
-int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
+/* The handshake (RFC 6455 4.2.1, subprotocol, RFC 7692), the 101 and the upgrade:
+ * *out is the new connection object with ws->stream set. 0, TACHY_EPROTO (refused: the
+ * 4xx went out) or another TACHY_E* (nothing made). */
+static int handshake(tachy_exchange *ex, const tachy_ws_options *opt, int keeps_thread,
+                     tachy_ws **out) {
+    *out = NULL;
     if (!ex)
         return TACHY_EINVAL;
-    tachy_ws_options defaults;
-    if (!opt) {
-        tachy_ws_options_init(&defaults);
-        opt = &defaults;
-    }
     if (tachy_exchange_response_code(ex) != -1)
         return TACHY_EHDRSENT;
 
@@ -571,7 +591,7 @@ int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
         rc = tachy_exchange_send_response_headers(ex, 101, -1);
     tachy_stream *stream = NULL;
     if (rc == 0)
-        rc = tachy_exchange_upgrade(ex, &stream);
+        rc = tachy__exchange_upgrade(ex, &stream, keeps_thread);
     if (rc < 0) {
         tachy_ws_release(ws);
         return rc;
@@ -581,35 +601,65 @@ int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
      * broadcasts through the stream with the blocking rules. */
     ws->fd = tachy_exchange_is_secure(ex) ? -1 : tachy_stream_fd(stream);
     ws->stream = stream; /* no other thread has the handle before on_open */
+    *out = ws;
+    return 0;
+}
 
-    reader r;
-    memset(&r, 0, sizeof r);
-    r.ws = ws;
-    if (ws->opt.cb.on_open)
-        ws->opt.cb.on_open(ws, tachy_ws_user(ws));
-    run(&r);
-
+/* After the read loop: on_error / on_close as owed, then the socket is forgotten so that
+ * every later send fails without touching it. Frees the reader's buffers, not r. */
+static void finish(reader *r) {
+    tachy_ws *ws = r->ws;
     pthread_mutex_lock(&ws->lock);
     int send_err = ws->send_err;
+    const char *what = ws->fail_what;
     pthread_mutex_unlock(&ws->lock);
-    if (send_err && !r.close_received)
-        report_error(&r, send_err, 0, "send failed");
-    if (r.close_received)
-        call_close(&r, r.peer_code, r.peer_reason, r.peer_reason_len);
+    /* A send failure the peer's close made moot is not reported - except the queue's
+     * overflow under TACHY_WS_BACKLOG_CLOSE, which is why the connection closed. */
+    if (send_err && (!r->close_received || send_err == TACHY_ETOOBIG))
+        report_error(r, send_err, send_err == TACHY_ETOOBIG ? 1008 : 0, what ? what : "send failed");
+    if (r->close_received)
+        call_close(r, r->peer_code, r->peer_reason, r->peer_reason_len);
     else
-        call_close(&r, TACHY_WS_CLOSE_ABNORMAL, "", 0);
+        call_close(r, TACHY_WS_CLOSE_ABNORMAL, "", 0);
 
-    /* The stream dies with the handler: make every later send fail without touching it. */
     pthread_mutex_lock(&ws->lock);
     ws->dead = 1;
     ws->stream = NULL;
     ws->frag_active = 0;
+    ws->backlog.len = 0;
+    tachy_timer *timers[3] = {ws->close_timer, ws->tick_timer, ws->flush_timer};
+    ws->close_timer = ws->tick_timer = ws->flush_timer = NULL;
     pthread_cond_broadcast(&ws->cond);
     pthread_mutex_unlock(&ws->lock);
+    /* Outside the lock: cancel waits for a running callback, which takes it. */
+    for (int i = 0; i < 3; i++)
+        if (timers[i])
+            tachy_timer_cancel(timers[i]);
 
-    tachy__inflater_destroy(r.inflater);
-    tachy__buf_free(&r.in);
-    tachy__buf_free(&r.msg);
+    tachy__inflater_destroy(r->inflater);
+    r->inflater = NULL;
+    tachy__buf_free(&r->in);
+    tachy__buf_free(&r->msg);
+}
+
+int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
+    tachy_ws_options defaults;
+    if (!opt) {
+        tachy_ws_options_init(&defaults);
+        opt = &defaults;
+    }
+    tachy_ws *ws;
+    int rc = handshake(ex, opt, 1, &ws);
+    if (rc < 0)
+        return rc;
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.ws = ws;
+    r.last_rx = tachy__now_ms();
+    if (ws->opt.cb.on_open)
+        ws->opt.cb.on_open(ws, tachy_ws_user(ws));
+    run(&r);
+    finish(&r);
     tachy_ws_release(ws);
     /* The exchange is over: close it, so that a front end that would otherwise wait for
      * the close (the JNI bridge defers unclosed exchanges, as the JDK does) lets the core
@@ -618,3 +668,148 @@ int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
     return 0;
 }
 
+/* ======================================================================================
+ * tachy_ws_attach: no thread per socket (pool/wspark.c drives it).
+ * ====================================================================================== */
+
+/* The WebSocket this thread's handler attached, until the pool takes it when the handler
+ * has returned (tachy__ws_take_attached). One handler runs per thread at a time. */
+static __thread tachy_ws *attached;
+
+/* Idle and ping checks on the timers (any pool thread, concurrently with the owner's
+ * callbacks: it only sends and shuts down, under the lock; the owner reports). */
+static void tick_fn(tachy_timer *t, void *user) {
+    (void)t;
+    tachy_ws *ws = user;
+    long long now = tachy__now_ms();
+    long long rx = __atomic_load_n(&ws->last_rx, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&ws->lock);
+    if (ws->dead || !ws->stream || ws->close_sent) {
+        pthread_mutex_unlock(&ws->lock);
+        return;
+    }
+    if (ws->opt.idle_timeout_ms >= 0 && now - rx >= ws->opt.idle_timeout_ms) {
+        tachy__ws_send_close_locked(ws, TACHY_WS_CLOSE_GOING_AWAY, "idle timeout", 12);
+        pthread_mutex_unlock(&ws->lock);
+        return;
+    }
+    if (ws->opt.ping_interval_ms > 0) {
+        long long ps = __atomic_load_n(&ws->ping_sent_at, __ATOMIC_RELAXED);
+        if (ps && ws->opt.ping_timeout_ms >= 0 && now - ps >= ws->opt.ping_timeout_ms) {
+            ws->fail_what = "no pong within the ping timeout";
+            tachy__ws_die_locked(ws, TACHY_ETIMEDOUT);
+        } else if (!ps && now - rx >= ws->opt.ping_interval_ms) {
+            uint8_t stamp[8];
+            for (int i = 0; i < 8; i++)
+                stamp[i] = (uint8_t)((unsigned long long)now >> (56 - 8 * i));
+            __atomic_store_n(&ws->ping_sent_at, now, __ATOMIC_RELAXED);
+            tachy__ws_write_frame_locked(ws, 1, 0, TACHY__WS_OP_PING, stamp, sizeof stamp);
+        }
+    }
+    pthread_mutex_unlock(&ws->lock);
+}
+
+/* The tick's period: a quarter of the shortest configured time, 10 ms .. 5 s; 0 = none. */
+static long tick_period(const tachy_ws_options *o) {
+    long p = LONG_MAX;
+    if (o->idle_timeout_ms >= 0)
+        p = o->idle_timeout_ms;
+    if (o->ping_interval_ms > 0) {
+        p = TACHY__MIN(p, o->ping_interval_ms);
+        if (o->ping_timeout_ms >= 0)
+            p = TACHY__MIN(p, o->ping_timeout_ms);
+    }
+    if (p == LONG_MAX)
+        return 0;
+    p /= 4;
+    return p < 10 ? 10 : p > 5000 ? 5000 : p;
+}
+
+int tachy_ws_attach(tachy_exchange *ex, const tachy_ws_options *opt) {
+    if (!ex)
+        return TACHY_EINVAL;
+    if (ex->deferred || attached)
+        return TACHY_ESTATE;
+    tachy_ws_options defaults;
+    if (!opt) {
+        tachy_ws_options_init(&defaults);
+        opt = &defaults;
+    }
+    reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return TACHY_ENOMEM;
+    tachy_ws *ws;
+    int rc = handshake(ex, opt, 0, &ws);
+    if (rc < 0) {
+        free(r);
+        return rc;
+    }
+    /* The exchange (and its stream) is reset when the handler returns: keep our own. */
+    ws->own_stream.conn = ws->stream->conn;
+    atomic_init(&ws->own_stream.shut, 0);
+    ws->conn = ws->stream->conn;
+    ws->srv = ws->conn->srv;
+    ws->parked = 1;
+    r->ws = ws;
+    r->nonblock = 1;
+    r->last_rx = tachy__now_ms();
+    ws->last_rx = r->last_rx;
+    ws->rd = r;
+    pthread_mutex_lock(&ws->lock);
+    ws->stream = &ws->own_stream;
+    pthread_mutex_unlock(&ws->lock);
+    long period = tick_period(&ws->opt);
+    if (period > 0 && tachy_timer_schedule(ws->srv, period, period, tick_fn, ws, &ws->tick_timer) < 0)
+        ws->tick_timer = NULL;
+    attached = ws;
+    if (ws->opt.cb.on_open)
+        ws->opt.cb.on_open(ws, tachy_ws_user(ws));
+    /* The handler returns now; the core closes the exchange and the pool takes over the
+     * connection (tachy__ws_take_attached) instead of closing it. */
+    return 0;
+}
+
+tachy_ws *tachy__ws_take_attached(tachy__conn *c) {
+    tachy_ws *ws = attached;
+    if (!ws || ws->conn != c)
+        return NULL;
+    attached = NULL;
+    ws->ex = NULL; /* reset with the exchange */
+    return ws;
+}
+
+int tachy__ws_drive(tachy_ws *ws) {
+    reader *r = ws->rd;
+    pthread_mutex_lock(&ws->lock);
+    if (ws->backlog.len && !ws->dead && ws->stream)
+        tachy__ws_flush_nowait_locked(ws);
+    pthread_mutex_unlock(&ws->lock);
+    if (!r->draining) {
+        if (run(r) == 1)
+            return 1;
+        r->draining = 1;
+    }
+    /* Ended: what is queued (our close frame last) leaves before the socket closes, as
+     * long as the peer takes it within the close timeout. */
+    pthread_mutex_lock(&ws->lock);
+    int waiting = !ws->dead && ws->stream && ws->backlog.len > 0;
+    if (waiting)
+        tachy__ws_arm_close_timer_locked(ws);
+    pthread_mutex_unlock(&ws->lock);
+    return waiting;
+}
+
+void tachy__ws_detach(tachy_ws *ws) {
+    reader *r = ws->rd;
+    if (!r->done && !r->close_called) {
+        /* Closed under it (stop(), a deadline): say so to a live peer. */
+        pthread_mutex_lock(&ws->lock);
+        if (!ws->dead && ws->stream && !ws->close_sent)
+            tachy__ws_send_close_locked(ws, TACHY_WS_CLOSE_GOING_AWAY, "server closing", 14);
+        pthread_mutex_unlock(&ws->lock);
+    }
+    finish(r);
+    ws->rd = NULL;
+    free(r);
+    tachy_ws_release(ws);
+}

@@ -61,12 +61,186 @@ int tachy__ws_flush_backlog_locked(tachy_ws *ws, long long deadline) {
     return 0;
 }
 
+/* ---- attached connections: the send queue ------------------------------------------- */
+
+/* Hands p[0,len) to the socket without waiting: bytes taken (<= len), or < 0 when the
+ * socket failed (the connection is then dead). Lock held. */
+static ssize_t push_nowait_locked(tachy_ws *ws, const uint8_t *p, size_t len) {
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = tachy__io_send_nowait(ws->fd, p + off, len - off);
+        if (w > 0) {
+            off += (size_t)w;
+            continue;
+        }
+        if (w == TACHY_ETIMEDOUT)
+            break;
+        tachy__ws_die_locked(ws, (int)w);
+        return w;
+    }
+    return (ssize_t)off;
+}
+
+int tachy__ws_flush_nowait_locked(tachy_ws *ws) {
+    if (ws->backlog.len == 0)
+        return 1;
+    if (ws->dead || !ws->stream)
+        return TACHY_ECLOSED;
+    ssize_t w = push_nowait_locked(ws, ws->backlog.bytes, ws->backlog.len);
+    if (w < 0)
+        return (int)w;
+    ws->backlog.len -= (size_t)w;
+    if (ws->backlog.len) {
+        memmove(ws->backlog.bytes, ws->backlog.bytes + w, ws->backlog.len);
+        return 0;
+    }
+    if (ws->backlog.cap > TACHY__WS_KEEP_BUF)
+        tachy__buf_free(&ws->backlog);
+    return 1;
+}
+
+static void close_timer_fn(tachy_timer *t, void *user) {
+    (void)t;
+    tachy_ws *ws = user;
+    pthread_mutex_lock(&ws->lock);
+    if (!ws->dead && ws->stream) /* the peer did not finish the close in time: cut it off */
+        tachy_stream_shutdown(ws->stream);
+    pthread_mutex_unlock(&ws->lock);
+}
+
+void tachy__ws_arm_close_timer_locked(tachy_ws *ws) {
+    if (!ws->parked || ws->close_timer || ws->dead || !ws->stream || ws->opt.close_timeout_ms < 0)
+        return;
+    /* The timer uses ws until tachy__ws_detach cancels it; detach holds the reference. */
+    if (tachy_timer_schedule(ws->srv, ws->opt.close_timeout_ms, 0, close_timer_fn, ws,
+                             &ws->close_timer) < 0)
+        ws->close_timer = NULL;
+}
+
+/* Retries the backlog every FLUSH_RETRY_MS while it is not empty (any pool thread). This is
+ * the fallback: the owner flushes it on each event of the socket, EPOLLOUT included, which
+ * is what normally drains it. Slow enough that thousands of stalled sockets cost little
+ * (a 5 ms retry melted a server whose 20,000 clients all fell behind). Stops when empty. */
+#define FLUSH_RETRY_MS 100
+
+static void flush_timer_fn(tachy_timer *t, void *user) {
+    tachy_ws *ws = user;
+    tachy_timer *stop = NULL;
+    pthread_mutex_lock(&ws->lock);
+    if (ws->flush_timer == t) {
+        if (ws->dead || !ws->stream || tachy__ws_flush_nowait_locked(ws) != 0) {
+            stop = t; /* empty (or dead): this timer is done */
+            ws->flush_timer = NULL;
+        }
+    }
+    pthread_mutex_unlock(&ws->lock);
+    if (stop)
+        tachy_timer_cancel(stop); /* from its own callback: returns at once */
+}
+
+/* A backlog is left (attach mode, lock held): make sure someone retries it. */
+static void arm_flush_locked(tachy_ws *ws) {
+    if (!ws->parked || ws->flush_timer || ws->backlog.len == 0 || ws->dead || !ws->stream)
+        return;
+    if (tachy_timer_schedule(ws->srv, FLUSH_RETRY_MS, FLUSH_RETRY_MS, flush_timer_fn, ws,
+                             &ws->flush_timer) < 0)
+        ws->flush_timer = NULL;
+}
+
+/* The queue would exceed max_backlog (lock held). */
+static int overflow_locked(tachy_ws *ws) {
+    if (ws->opt.backlog_policy == TACHY_WS_BACKLOG_CLOSE && !ws->close_sent) {
+        static const char why[] = "send queue full";
+        uint8_t frame[2 + 2 + sizeof why];
+        size_t h = tachy__ws_frame_header(frame, 1, 0, TACHY__WS_OP_CLOSE, 2 + sizeof why - 1, NULL);
+        frame[h] = (uint8_t)(TACHY_WS_CLOSE_POLICY_VIOLATION >> 8);
+        frame[h + 1] = (uint8_t)(TACHY_WS_CLOSE_POLICY_VIOLATION & 0xff);
+        memcpy(frame + h + 2, why, sizeof why - 1);
+        ws->close_sent = 1;
+        ws->close_sent_at = tachy__now_ms();
+        if (!ws->send_err)
+            ws->send_err = TACHY_ETOOBIG;
+        ws->fail_what = why;
+        if (tachy__buf_append(&ws->backlog, frame, h + 2 + sizeof why - 1) < 0) {
+            tachy__ws_die_locked(ws, TACHY_ENOMEM);
+        } else {
+            tachy__ws_arm_close_timer_locked(ws);
+            arm_flush_locked(ws);
+        }
+        pthread_cond_broadcast(&ws->cond);
+    }
+    return TACHY_ETOOBIG;
+}
+
+int tachy__ws_queue_locked(tachy_ws *ws, const uint8_t *hdr, size_t hlen, const void *payload,
+                           size_t plen) {
+    if (ws->dead || !ws->stream)
+        return TACHY_ECLOSED;
+    int fl = tachy__ws_flush_nowait_locked(ws);
+    if (fl < 0)
+        return fl;
+    size_t total = hlen + plen;
+    if (fl == 0) { /* bytes are waiting: this frame goes behind them, if it fits */
+        if (ws->backlog.len + total > ws->opt.max_backlog)
+            return overflow_locked(ws);
+        if (tachy__buf_reserve(&ws->backlog, total) < 0)
+            return TACHY_ENOMEM;
+        tachy__buf_append(&ws->backlog, hdr, hlen);
+        if (plen)
+            tachy__buf_append(&ws->backlog, payload, plen);
+        arm_flush_locked(ws);
+        return 0;
+    }
+    uint8_t small[TACHY__WS_SMALL_FRAME];
+    const uint8_t *p1 = hdr;
+    size_t n1 = hlen;
+    const uint8_t *p2 = payload;
+    size_t n2 = plen;
+    if (total <= sizeof small) { /* one send for a small frame */
+        memcpy(small, hdr, hlen);
+        if (plen)
+            memcpy(small + hlen, payload, plen);
+        p1 = small;
+        n1 = total;
+        n2 = 0;
+    }
+    ssize_t w = push_nowait_locked(ws, p1, n1);
+    if (w < 0)
+        return (int)w;
+    size_t rest1 = n1 - (size_t)w;
+    size_t w2 = 0;
+    if (rest1 == 0 && n2) {
+        ssize_t x = push_nowait_locked(ws, p2, n2);
+        if (x < 0)
+            return (int)x;
+        w2 = (size_t)x;
+    }
+    if (rest1 == 0 && w2 == n2)
+        return 0;
+    /* The socket took part of the frame: the rest must follow before anything else. */
+    if (tachy__buf_reserve(&ws->backlog, rest1 + n2 - w2) < 0) {
+        tachy__ws_die_locked(ws, TACHY_ENOMEM); /* part of the frame is on the wire */
+        return TACHY_ENOMEM;
+    }
+    if (rest1)
+        tachy__buf_append(&ws->backlog, p1 + w, rest1);
+    if (n2 - w2)
+        tachy__buf_append(&ws->backlog, p2 + w2, n2 - w2);
+    arm_flush_locked(ws);
+    return 0;
+}
+
 /* Writes one frame; lock held. A failure kills the connection (a partial frame cannot
  * be resumed). */
 int tachy__ws_write_frame_locked(tachy_ws *ws, int fin, int rsv1, int opcode, const void *payload,
                               size_t len) {
     if (ws->dead || !ws->stream)
         return TACHY_ECLOSED;
+    if (ws->parked && ws->fd >= 0) {
+        uint8_t hdr[TACHY__WS_MAX_HEADER];
+        size_t hlen = tachy__ws_frame_header(hdr, fin, rsv1, opcode, len, NULL);
+        return tachy__ws_queue_locked(ws, hdr, hlen, payload, len);
+    }
     long long deadline = tachy__ws_deadline_after(ws->opt.send_timeout_ms);
     int brc = tachy__ws_flush_backlog_locked(ws, deadline);
     if (brc < 0)
@@ -245,7 +419,13 @@ int tachy__ws_send_close_locked(tachy_ws *ws, int code, const char *reason, size
     ws->close_sent = 1;
     ws->close_sent_at = tachy__now_ms();
     pthread_cond_broadcast(&ws->cond);
-    return tachy__ws_write_frame_locked(ws, 1, 0, TACHY__WS_OP_CLOSE, payload, n);
+    /* A close frame is never refused for the queue's bound: it is the last frame. */
+    size_t bound = ws->opt.max_backlog;
+    ws->opt.max_backlog = SIZE_MAX;
+    int rc = tachy__ws_write_frame_locked(ws, 1, 0, TACHY__WS_OP_CLOSE, payload, n);
+    ws->opt.max_backlog = bound;
+    tachy__ws_arm_close_timer_locked(ws);
+    return rc;
 }
 
 int tachy_ws_close(tachy_ws *ws, int code, const char *reason) {
@@ -336,5 +516,7 @@ void tachy_ws_options_init(tachy_ws_options *opt) {
     opt->idle_timeout_ms = -1;
     opt->ping_interval_ms = -1;
     opt->ping_timeout_ms = 10000;
+    opt->max_backlog = 1u << 20;
+    opt->backlog_policy = TACHY_WS_BACKLOG_FAIL;
 }
 

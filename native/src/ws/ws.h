@@ -5,8 +5,9 @@
  *
  *   ws.c         the tachy_ws object and sending (any thread)
  *   broadcast.c  one frame to many sockets (tachy_ws_broadcast)
- *   reader.c     the handshake (tachy_ws_serve) and the read loop with its close
- *                handshake, limits and timers
+ *   reader.c     the handshake (tachy_ws_serve, tachy_ws_attach) and the read loop with
+ *                its close handshake, limits and timers; tachy__ws_drive for attached
+ *                connections, which pool/wspark.c runs when their socket has an event
  *   proto.c      frames, masking, close payloads, negotiation (pure)
  *   deflate.c    permessage-deflate codecs (the only file that includes zlib)
  *
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <tachy/error.h>
+#include <tachy/timer.h>
 #include <tachy/ws.h>
 
 /* ---- deflate.c: permessage-deflate codecs (RFC 7692 7.2) --------------------------------- */
@@ -196,6 +198,20 @@ struct tachy_ws {
     tachy__utf8 frag_utf8;
     tachy__deflater *deflater; /* created at the first compressed send */
     tachy__buf zbuf;         /* compressed payload scratch */
+
+    /* Attached connections (tachy_ws_attach): no thread of their own. Constant after
+     * attach unless said otherwise. */
+    int parked;              /* sends queue (backlog) instead of waiting for the peer */
+    tachy_server *srv;       /* for the timers */
+    tachy__conn *conn;       /* the connection; its slot is the pool's */
+    tachy_stream own_stream; /* the exchange's stream is reset when the handler returns */
+    struct tachy__ws_reader *rd; /* the read side: the connection's owner only */
+    tachy_timer *close_timer; /* under lock: cuts the socket off close_timeout after a close */
+    tachy_timer *tick_timer;  /* idle and ping checks (only when configured) */
+    tachy_timer *flush_timer; /* under lock: retries the backlog while it is not empty */
+    long long last_rx;        /* atomic builtins: ms of the last bytes from the peer */
+    long long ping_sent_at;   /* atomic builtins: ms of the outstanding ping, 0 = none */
+    const char *fail_what;    /* under lock: why a timer or the queue failed the socket */
 };
 
 
@@ -218,6 +234,31 @@ int tachy__ws_write_frame_locked(tachy_ws *ws, int fin, int rsv1, int opcode, co
                                  size_t len);
 /* Blocking write of the broadcast backlog before any other frame (lock held). */
 int tachy__ws_flush_backlog_locked(tachy_ws *ws, long long deadline);
+/* Attach mode, plain sockets: hands header + payload to the socket without waiting; what
+ * it does not take is queued in the backlog (bounded by opt.max_backlog, see
+ * opt.backlog_policy). Lock held. 0, or TACHY_ETOOBIG / TACHY_ECLOSED / TACHY_E*. */
+int tachy__ws_queue_locked(tachy_ws *ws, const uint8_t *hdr, size_t hlen, const void *payload,
+                           size_t plen);
+/* Non-blocking write of the backlog (lock held): 1 empty, 0 bytes remain, < 0 the socket
+ * failed (the connection is then dead). */
+int tachy__ws_flush_nowait_locked(tachy_ws *ws);
+/* Attach mode: schedules the close timer once a close frame went out (lock held). */
+void tachy__ws_arm_close_timer_locked(tachy_ws *ws);
+
+/* ---- reader.c: attached connections (driven by pool/wspark.c) ----------------------- */
+
+/* The WebSocket the calling thread's handler attached to c with tachy_ws_attach, taken
+ * (the thread forgets it), or NULL. The caller owns the read side from then on. */
+tachy_ws *tachy__ws_take_attached(tachy__conn *c);
+/* Serves an attached connection's event (owner of its connection): flushes the backlog,
+ * reads and handles every frame that is there, running the callbacks. 1: park it again
+ * (nothing more to read now); 0: it has ended (tachy__ws_detach next). */
+int tachy__ws_drive(tachy_ws *ws);
+/* The connection is closing (ended, or closed by stop()): on_close if not called yet (1006,
+ * after a 1001 close frame when none was sent), the socket forgotten, timers cancelled,
+ * the connection's reference dropped. Owner of the connection. */
+void tachy__ws_detach(tachy_ws *ws);
+
 /* Sends a close frame once (lock held). 0 or TACHY_E*. */
 int tachy__ws_send_close_locked(tachy_ws *ws, int code, const char *reason, size_t rlen);
 #endif

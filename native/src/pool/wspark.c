@@ -1,0 +1,67 @@
+/*
+ * pool/wspark.c - WebSocket connections parked between frames (tachy_ws_attach).
+ *
+ * A handler that calls tachy_ws_attach returns at once; the HTTP loop then reports the
+ * upgraded connection as finished (TACHY__CONN_NEXT_CLOSE). Before closing it, the pool
+ * asks ws/ whether this thread's handler attached a WebSocket to it: if so the connection
+ * is adopted instead - recorded in pool->ws_of[slot], its epoll registration widened to
+ * EPOLLOUT (so a socket that had a full send buffer raises an event when it drains and its
+ * queue can go out) - and parked like an idle HTTP connection, without a deadline (the
+ * WebSocket's own timers bound it). Each event for it is served here: the owner flushes
+ * the queue and reads and handles the frames that are there (ws/reader.c), then parks it
+ * again, so one thread at a time runs its callbacks, in order.
+ */
+#include "pool/pool.h"
+
+#include "ws/ws.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+/* Serves c's WebSocket until it would wait: parks it (return) or closes it. */
+static void ws_loop(tachy__conn *c, tachy_ws *ws) {
+    for (;;) {
+        if (!tachy__ws_drive(ws))
+            break; /* ended */
+        int pr = tachy__pool_park(c, 0, LONG_MAX);
+        if (pr > 0)
+            return; /* parked: no longer ours */
+        if (pr < 0)
+            break; /* stopping */
+    }
+    tachy__pool_close(c); /* detaches the WebSocket first (tachy__pool_ws_closing) */
+}
+
+int tachy__pool_ws_adopt(tachy__conn *c) {
+    tachy_ws *ws = tachy__ws_take_attached(c);
+    if (!ws)
+        return 0;
+    tachy_server *srv = c->srv;
+    srv->pool->ws_of[c->slot] = ws;
+    uint64_t gen = tachy__st_gen(atomic_load(&c->state));
+    struct epoll_event ev = {EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
+                             {.u64 = (uint64_t)c->slot | (gen & 0xffffffffu) << 32}};
+    if (epoll_ctl(srv->pool->epfd, EPOLL_CTL_MOD, c->fd, &ev) < 0)
+        tachy__log(srv, TACHY_LOG_WARNING, "epoll_ctl(MOD) for a WebSocket: %s", strerror(errno));
+    /* Bytes may already be buffered (frames sent right after the request): serve now. */
+    ws_loop(c, ws);
+    return 1;
+}
+
+int tachy__pool_ws_serve(tachy__conn *c) {
+    tachy_ws *ws = c->srv->pool->ws_of[c->slot];
+    if (!ws)
+        return 0;
+    ws_loop(c, ws);
+    return 1;
+}
+
+void tachy__pool_ws_closing(tachy__conn *c) {
+    tachy_ws **slot = &c->srv->pool->ws_of[c->slot];
+    tachy_ws *ws = *slot;
+    if (!ws)
+        return;
+    *slot = NULL;
+    tachy__ws_detach(ws);
+}
