@@ -333,7 +333,7 @@ static void test_blocked_body_read_delays_nobody(void **state) {
     assert_int_equal(atomic_load(&slow_answered), N);
     /* Before the fix each waited for the watchdog, which sleeps up to 1 s while the server
      * has no connection: ~980 ms here, right after start. Now a few ms. */
-    assert_true(atomic_load(&slow_worst_ms) < 500);
+    assert_true(atomic_load(&slow_worst_ms) < (ts_under_valgrind() ? 3000 : 500));
     /* The stalled body is still served once it comes. */
     ts_send(stalled, "hello", 5);
     ts_response r;

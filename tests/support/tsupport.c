@@ -360,3 +360,8 @@ int ts_head_value(const char *head, const char *name, char *out, size_t cap) {
     }
     return 0;
 }
+
+int ts_under_valgrind(void) {
+    const char *p = getenv("LD_PRELOAD");
+    return p && (strstr(p, "vgpreload") || strstr(p, "valgrind"));
+}
