@@ -25,16 +25,7 @@
 
 #include "tsupport.h"
 
-/* Answers "<name>:<path>" where name is the user pointer. */
-static int named(tachy_exchange *ex, void *user) {
-    char out[256];
-    int n = snprintf(out, sizeof out, "%s:%s", (const char *)user, tachy_exchange_request_path(ex));
-    tachy_exchange_send_response_headers(ex, 200, n);
-    tachy_exchange_write(ex, out, (size_t)n);
-    tachy_exchange_close(ex);
-    return 0;
-}
-
+/* Sleeps for the user pointer's milliseconds, then answers 200 without a body. */
 static int sleepy(tachy_exchange *ex, void *user) {
     long ms = (long)(intptr_t)user;
     ts_sleep_ms(ms);
@@ -43,32 +34,13 @@ static int sleepy(tachy_exchange *ex, void *user) {
     return 0;
 }
 
-/* GET path on a new connection; returns the body (malloc'ed) or NULL; *status set. */
-static char *get(int port, const char *path, int *status) {
-    int fd = ts_connect(port);
-    char req[512];
-    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: t\r\n\r\n", path);
-    ts_send(fd, req, -1);
-    ts_response r;
-    char *body = NULL;
-    if (ts_read_response(fd, &r, 0) == 0) {
-        *status = r.status;
-        body = strdup(r.body);
-        ts_response_free(&r);
-    } else {
-        *status = -1;
-    }
-    ts_close(fd);
-    return body;
-}
-
 static void test_stop_idle_returns_at_once(void **state) {
     (void)state;
     tachy_server *s = ts_server(NULL);
-    tachy_server_create_context(s, "/", named, "r", NULL);
+    tachy_server_create_context(s, "/", ts_named_handler, "r", NULL);
     int port = ts_start(s);
     int st;
-    free(get(port, "/", &st));
+    free(ts_get(port, "/", &st));
     int idle = ts_connect(port);
     ts_sleep_ms(50);
     long t0 = ts_now_ms();
@@ -155,7 +127,7 @@ static void test_hundreds_of_concurrent_connections(void **state) {
     o.thread_keepalive_ms = 200;
     o.max_idle_connections = 1000; /* all 300 may be idle between requests at once */
     tachy_server *s = ts_server(&o);
-    tachy_server_create_context(s, "/c", named, "c", NULL);
+    tachy_server_create_context(s, "/c", ts_named_handler, "c", NULL);
     cport = ts_start(s);
     enum { N = 300 };
     pthread_t t[N];
@@ -189,11 +161,11 @@ static void test_threads_are_reused(void **state) {
     o.on_thread_start = on_start;
     o.on_thread_stop = on_stop;
     tachy_server *s = ts_server(&o);
-    tachy_server_create_context(s, "/", named, "r", NULL);
+    tachy_server_create_context(s, "/", ts_named_handler, "r", NULL);
     int port = ts_start(s);
     for (int i = 0; i < 20; i++) {
         int st;
-        free(get(port, "/", &st));
+        free(ts_get(port, "/", &st));
         assert_int_equal(st, 200);
         ts_sleep_ms(5);
     }
@@ -217,10 +189,10 @@ static void test_accept_recovers_from_descriptor_exhaustion(void **state) {
     if (pre && strstr(pre, "vgpreload"))
         skip();
     tachy_server *s = ts_server(NULL);
-    tachy_server_create_context(s, "/", named, "r", NULL);
+    tachy_server_create_context(s, "/", ts_named_handler, "r", NULL);
     int port = ts_start(s);
     int st;
-    free(get(port, "/", &st));
+    free(ts_get(port, "/", &st));
     assert_int_equal(st, 200);
     ts_sleep_ms(200); /* the server closes its side of that connection: a free slot */
 
@@ -292,7 +264,7 @@ static void *slow_get(void *arg) {
     (void)arg;
     long t0 = ts_now_ms();
     int st;
-    char *b = get(slow_port, "/g", &st);
+    char *b = ts_get(slow_port, "/g", &st);
     long took = ts_now_ms() - t0;
     if (st == 200 && b && strcmp(b, "g:/g") == 0)
         atomic_fetch_add(&slow_answered, 1);
@@ -312,7 +284,7 @@ static void *slow_get(void *arg) {
 static void test_blocked_body_read_delays_nobody(void **state) {
     (void)state;
     tachy_server *s = ts_server(NULL);
-    tachy_server_create_context(s, "/g", named, "g", NULL);
+    tachy_server_create_context(s, "/g", ts_named_handler, "g", NULL);
     tachy_server_create_context(s, "/body", body_reader, NULL, NULL);
     slow_port = ts_start(s);
     int stalled = ts_connect(slow_port);

@@ -24,35 +24,6 @@
 
 #include "tsupport.h"
 
-/* Answers "<name>:<path>" where name is the user pointer. */
-static int named(tachy_exchange *ex, void *user) {
-    char out[256];
-    int n = snprintf(out, sizeof out, "%s:%s", (const char *)user, tachy_exchange_request_path(ex));
-    tachy_exchange_send_response_headers(ex, 200, n);
-    tachy_exchange_write(ex, out, (size_t)n);
-    tachy_exchange_close(ex);
-    return 0;
-}
-
-/* GET path on a new connection; returns the body (malloc'ed) or NULL; *status set. */
-static char *get(int port, const char *path, int *status) {
-    int fd = ts_connect(port);
-    char req[512];
-    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: t\r\n\r\n", path);
-    ts_send(fd, req, -1);
-    ts_response r;
-    char *body = NULL;
-    if (ts_read_response(fd, &r, 0) == 0) {
-        *status = r.status;
-        body = strdup(r.body);
-        ts_response_free(&r);
-    } else {
-        *status = -1;
-    }
-    ts_close(fd);
-    return body;
-}
-
 static void test_lifecycle_errors(void **state) {
     (void)state;
     tachy_server *s;
@@ -90,7 +61,7 @@ static void test_stop_unstarted_and_destroy_running(void **state) {
     assert_int_equal(tachy_server_stop(s, 5), 0); /* never started: returns at once */
     tachy_server_destroy(s);
     s = ts_server(NULL);
-    tachy_server_create_context(s, "/", named, "root", NULL);
+    tachy_server_create_context(s, "/", ts_named_handler, "root", NULL);
     int port = ts_start(s);
     int fd = ts_connect(port); /* an idle connection */
     tachy_server_destroy(s);   /* stops, closes it */
@@ -102,11 +73,11 @@ static void test_context_rules(void **state) {
     (void)state;
     tachy_server *s = ts_server(NULL);
     tachy_context *foo;
-    assert_int_equal(tachy_server_create_context(s, "/foo", named, "foo", &foo), 0);
-    assert_int_equal(tachy_server_create_context(s, "/foo", named, "dup", NULL), TACHY_EEXISTS);
-    assert_int_equal(tachy_server_create_context(s, "foo", named, "x", NULL), TACHY_EINVAL);
-    assert_int_equal(tachy_server_create_context(s, "/bar/", named, "bar/", NULL), 0);
-    assert_int_equal(tachy_server_create_context(s, "/foo/deep", named, "deep", NULL), 0);
+    assert_int_equal(tachy_server_create_context(s, "/foo", ts_named_handler, "foo", &foo), 0);
+    assert_int_equal(tachy_server_create_context(s, "/foo", ts_named_handler, "dup", NULL), TACHY_EEXISTS);
+    assert_int_equal(tachy_server_create_context(s, "foo", ts_named_handler, "x", NULL), TACHY_EINVAL);
+    assert_int_equal(tachy_server_create_context(s, "/bar/", ts_named_handler, "bar/", NULL), 0);
+    assert_int_equal(tachy_server_create_context(s, "/foo/deep", ts_named_handler, "deep", NULL), 0);
     assert_string_equal(tachy_context_path(foo), "/foo");
     assert_ptr_equal(tachy_context_server(foo), s);
     int port = ts_start(s);
@@ -127,7 +98,7 @@ static void test_context_rules(void **state) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int st;
-        char *b = get(port, cases[i].path, &st);
+        char *b = ts_get(port, cases[i].path, &st);
         if (st != cases[i].status)
             fail_msg("%s: status %d, expected %d", cases[i].path, st, cases[i].status);
         if (cases[i].body)
@@ -138,17 +109,17 @@ static void test_context_rules(void **state) {
     assert_int_equal(tachy_server_remove_context(s, "/nope"), TACHY_ENOTFOUND);
     assert_int_equal(tachy_server_remove_context(s, "/foo/deep"), 0);
     int st;
-    char *b = get(port, "/foo/deep/er", &st);
+    char *b = ts_get(port, "/foo/deep/er", &st);
     assert_string_equal(b, "foo:/foo/deep/er");
     free(b);
     assert_int_equal(tachy_server_remove_context_handle(s, foo), 0);
-    b = get(port, "/foo", &st);
+    b = ts_get(port, "/foo", &st);
     assert_int_equal(st, 404);
     free(b);
     /* set_handler takes effect for later requests */
     tachy_context *bar = tachy_server_find_context(s, "/bar/");
-    assert_int_equal(tachy_context_set_handler(bar, named, "new"), 0);
-    b = get(port, "/bar/", &st);
+    assert_int_equal(tachy_context_set_handler(bar, ts_named_handler, "new"), 0);
+    b = ts_get(port, "/bar/", &st);
     assert_string_equal(b, "new:/bar/");
     free(b);
     ts_stop(s);
@@ -160,7 +131,7 @@ static void test_context_attributes(void **state) {
     (void)state;
     tachy_server *s = ts_server(NULL);
     tachy_context *c;
-    tachy_server_create_context(s, "/", named, "r", &c);
+    tachy_server_create_context(s, "/", ts_named_handler, "r", &c);
     int freed = 0;
     assert_int_equal(tachy_context_set_attribute(c, "a", &freed, free_counter), 0);
     assert_ptr_equal(tachy_context_attribute(c, "a"), &freed);
@@ -253,17 +224,17 @@ static void test_filter_chain_order(void **state) {
     int port = ts_start(s);
     int st;
     reset_trace();
-    free(get(port, "/f", &st));
+    free(ts_get(port, "/f", &st));
     assert_int_equal(st, 200);
     assert_trace("A(bB(Ha))");
     reset_trace();
-    free(get(port, "/stop", &st));
+    free(ts_get(port, "/stop", &st));
     assert_int_equal(st, 403);
     assert_trace("S"); /* the handler never ran */
     assert_int_equal(tachy_context_remove_filter(c, b), 0);
     assert_int_equal(tachy_context_remove_filter(c, b), TACHY_ENOTFOUND);
     reset_trace();
-    free(get(port, "/f", &st));
+    free(ts_get(port, "/f", &st));
     assert_trace("A(bHa)");
     tachy_filter_destroy(a);
     tachy_filter_destroy(b);

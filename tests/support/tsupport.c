@@ -365,3 +365,30 @@ int ts_under_valgrind(void) {
     const char *p = getenv("LD_PRELOAD");
     return p && (strstr(p, "vgpreload") || strstr(p, "valgrind"));
 }
+
+int ts_named_handler(tachy_exchange *ex, void *user) {
+    char out[256];
+    int n = snprintf(out, sizeof out, "%s:%s", (const char *)user, tachy_exchange_request_path(ex));
+    tachy_exchange_send_response_headers(ex, 200, n);
+    tachy_exchange_write(ex, out, (size_t)n);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+char *ts_get(int port, const char *path, int *status) {
+    int fd = ts_connect(port);
+    char req[512];
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: t\r\n\r\n", path);
+    ts_send(fd, req, -1);
+    ts_response r;
+    char *body = NULL;
+    if (ts_read_response(fd, &r, 0) == 0) {
+        *status = r.status;
+        body = strdup(r.body);
+        ts_response_free(&r);
+    } else {
+        *status = -1;
+    }
+    ts_close(fd);
+    return body;
+}

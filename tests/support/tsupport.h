@@ -69,6 +69,12 @@ int ts_head_value(const char *head, const char *name, char *out, size_t cap);
 /* 1 when the test runs under valgrind (everything is ~20x slower: time bounds widen). */
 int ts_under_valgrind(void);
 
+/* A handler answering "<name>:<path>" (200), name being the user pointer (a C string). */
+int ts_named_handler(tachy_exchange *ex, void *user);
+/* GET path on a new connection; returns the body (malloc'ed) or NULL; *status is the
+ * response's status, -1 when none came. */
+char *ts_get(int port, const char *path, int *status);
+
 /* Monotonic milliseconds. */
 long ts_now_ms(void);
 /* Sleeps ms milliseconds. */
