@@ -44,22 +44,12 @@ static int try_flush_locked(tachy_ws *ws) {
 /* Writes frame[0,len) without waiting (lock held, no backlog): 1 written whole, 0 the rest
  * went to the backlog, < 0 the connection failed. */
 static int send_nowait_locked(tachy_ws *ws, const uint8_t *frame, size_t len) {
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = tachy__io_send_nowait(ws->fd, frame + off, len - off);
-        if (w > 0) {
-            off += (size_t)w;
-            continue;
-        }
-        if (w == TACHY_ETIMEDOUT)
-            break;
-        int err = (int)w;
-        tachy__ws_die_locked(ws, err);
-        return err;
-    }
-    if (off == len)
+    ssize_t off = tachy__ws_push_nowait_locked(ws, frame, len);
+    if (off < 0)
+        return (int)off;
+    if ((size_t)off == len)
         return 1;
-    if (tachy__buf_append(&ws->backlog, frame + off, len - off) < 0) {
+    if (tachy__buf_append(&ws->backlog, frame + off, len - (size_t)off) < 0) {
         tachy__ws_die_locked(ws, TACHY_ENOMEM); /* part of the frame is on the wire: cannot go on */
         return TACHY_ENOMEM;
     }

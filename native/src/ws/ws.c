@@ -65,7 +65,7 @@ int tachy__ws_flush_backlog_locked(tachy_ws *ws, long long deadline) {
 
 /* Hands p[0,len) to the socket without waiting: bytes taken (<= len), or < 0 when the
  * socket failed (the connection is then dead). Lock held. */
-static ssize_t push_nowait_locked(tachy_ws *ws, const uint8_t *p, size_t len) {
+ssize_t tachy__ws_push_nowait_locked(tachy_ws *ws, const uint8_t *p, size_t len) {
     size_t off = 0;
     while (off < len) {
         ssize_t w = tachy__io_send_nowait(ws->fd, p + off, len - off);
@@ -86,7 +86,7 @@ int tachy__ws_flush_nowait_locked(tachy_ws *ws) {
         return 1;
     if (ws->dead || !ws->stream)
         return TACHY_ECLOSED;
-    ssize_t w = push_nowait_locked(ws, ws->backlog.bytes, ws->backlog.len);
+    ssize_t w = tachy__ws_push_nowait_locked(ws, ws->backlog.bytes, ws->backlog.len);
     if (w < 0)
         return (int)w;
     ws->backlog.len -= (size_t)w;
@@ -204,13 +204,13 @@ int tachy__ws_queue_locked(tachy_ws *ws, const uint8_t *hdr, size_t hlen, const 
         n1 = total;
         n2 = 0;
     }
-    ssize_t w = push_nowait_locked(ws, p1, n1);
+    ssize_t w = tachy__ws_push_nowait_locked(ws, p1, n1);
     if (w < 0)
         return (int)w;
     size_t rest1 = n1 - (size_t)w;
     size_t w2 = 0;
     if (rest1 == 0 && n2) {
-        ssize_t x = push_nowait_locked(ws, p2, n2);
+        ssize_t x = tachy__ws_push_nowait_locked(ws, p2, n2);
         if (x < 0)
             return (int)x;
         w2 = (size_t)x;

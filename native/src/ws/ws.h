@@ -222,6 +222,9 @@ struct tachy_ws {
 int tachy__ws_ms_left(long long deadline);
 /* now + ms on the one clock, or -1 (none) for ms < 0. */
 long long tachy__ws_deadline_after(long ms);
+/* Hands p[0,len) to a plain socket without waiting (ws.c): bytes taken (<= len), or < 0
+ * when the socket failed (the connection is then dead). Lock held. */
+ssize_t tachy__ws_push_nowait_locked(tachy_ws *ws, const uint8_t *p, size_t len);
 /* Marks the connection dead after a write failure (lock held). */
 void tachy__ws_die_locked(tachy_ws *ws, int err);
 /* Takes ws->lock for a data frame, waiting while another thread's fragmented message is
