@@ -31,7 +31,7 @@ int main(void) {
     char buf[512] = {0};
     ssize_t n = -1;
     if (connect(fd, (struct sockaddr *)&sin, sizeof sin) == 0) {
-        const char req[] = "GET / HTTP/1.1\r\nConnection: close\r\n\r\n";
+        const char req[] = "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
         send(fd, req, sizeof req - 1, 0);
         size_t got = 0;
         while ((n = recv(fd, buf + got, sizeof buf - 1 - got, 0)) > 0)
