@@ -399,7 +399,7 @@ int main(int argc, char **argv) {
     printf("      %d natives registered\n", native_count);
     static const char *const need[][2] = {
         {"version", "()Ljava/lang/String;"}, {"serverCreate", "([J)J"},
-        {"serverBind", "(JLjava/lang/String;II)I"}, {"serverStart", "(J)I"},
+        {"serverBind", "(JLjava/lang/String;II)I"}, {"serverStart", "(JZ)I"},
         {"serverPort", "(J)I"}, {"contextCreate", "(JLjava/lang/String;I)J"},
         {"serverStop", "(JI)I"}, {"serverDestroy", "(J)V"},
         {"sendResponseHeaders", "(JIJ[BI)J"}, {"write", "(J[BII)I"}, {"close", "(J)I"},
@@ -422,7 +422,8 @@ int main(int argc, char **argv) {
     jlong (*server_create)(JNIEnv *, jclass, jlongArray) = (jlong(*)(JNIEnv *, jclass, jlongArray))find_native("serverCreate", "([J)J");
     jint (*server_bind)(JNIEnv *, jclass, jlong, jstring, jint, jint) = (jint(*)(JNIEnv *, jclass, jlong, jstring, jint, jint))find_native("serverBind", "(JLjava/lang/String;II)I");
     jlong (*context_create)(JNIEnv *, jclass, jlong, jstring, jint) = (jlong(*)(JNIEnv *, jclass, jlong, jstring, jint))find_native("contextCreate", "(JLjava/lang/String;I)J");
-    jint (*server_start)(JNIEnv *, jclass, jlong) = (jint(*)(JNIEnv *, jclass, jlong))find_native("serverStart", "(J)I");
+    jint (*server_start)(JNIEnv *, jclass, jlong, jboolean) =
+        (jint(*)(JNIEnv *, jclass, jlong, jboolean))find_native("serverStart", "(JZ)I");
     jint (*server_port)(JNIEnv *, jclass, jlong) = (jint(*)(JNIEnv *, jclass, jlong))find_native("serverPort", "(J)I");
     jint (*server_stop)(JNIEnv *, jclass, jlong, jint) = (jint(*)(JNIEnv *, jclass, jlong, jint))find_native("serverStop", "(JI)I");
     void (*server_destroy)(JNIEnv *, jclass, jlong) = (void (*)(JNIEnv *, jclass, jlong))find_native("serverDestroy", "(J)V");
@@ -436,7 +437,7 @@ int main(int argc, char **argv) {
     check(rc == 0, "serverBind 127.0.0.1:0");
     jlong ctx = context_create(&g_env, NULL, srv, f_new_string_utf(&g_env, "/"), 1);
     check(ctx > 0, "contextCreate / with a handler");
-    check(server_start(&g_env, NULL, srv) == 0, "serverStart");
+    check(server_start(&g_env, NULL, srv, JNI_TRUE) == 0, "serverStart"); /* daemon threads */
     int port = server_port(&g_env, NULL, srv);
     char resp[4096];
     size_t n = port > 0 ? fetch(port, resp, sizeof resp) : 0;
