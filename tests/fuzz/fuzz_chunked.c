@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "fuzz_util.h"
-#include "internal.h"
+#include "http/http.h"
 
 enum { V_MORE = 0, V_DONE = 1, V_ERROR = 2 };
 

@@ -18,10 +18,10 @@
 #include <string.h>
 
 #include "fuzz_util.h"
-#include "ws_internal.h"
+#include "ws/ws.h"
 
 static int inflate_frames(tachy__inflater *inf, const uint8_t *p, size_t n, size_t cut,
-                          tachy__wsbuf *out, size_t limit) {
+                          tachy__buf *out, size_t limit) {
     uint8_t *a = malloc(cut ? cut : 1), *b = malloc(n - cut ? n - cut : 1);
     FUZZ_CHECK(a && b);
     memcpy(a, p, cut);
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
 
     if ((opts & 1) == 0) { /* raw peer data */
-        tachy__wsbuf out = {0};
+        tachy__buf out = {0};
         size_t cut = in.n ? split % (in.n + 1) : 0;
         int rc = inflate_frames(inf, in.p, in.n, cut, &out, limit);
         FUZZ_CHECK(rc == 0 || rc == TACHY_ETOOBIG || rc == TACHY_EPROTO);
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             FUZZ_CHECK(tachy__inflater_feed(inf, in.p, in.n, 1, &out, limit) == TACHY_EPROTO);
             FUZZ_CHECK(out.len == before);
         }
-        tachy__wsbuf_free(&out);
+        tachy__buf_free(&out);
     } else { /* round trip through tachy's own deflater */
         int bits = 9 + (opts >> 2) % 7, level = (opts >> 5) % 10;
         tachy__deflater *def = NULL;
@@ -69,21 +69,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             return 0;
         }
         for (int msg = 0; msg < 2; msg++) {
-            tachy__wsbuf z = {0}, out = {0};
+            tachy__buf z = {0}, out = {0};
             FUZZ_CHECK(tachy__deflater_compress(def, in.p, in.n, &z) == 0);
             FUZZ_CHECK(z.len > 0);
             size_t cut = split % (z.len + 1);
-            int rc = inflate_frames(inf, z.data, z.len, cut, &out, limit);
+            int rc = inflate_frames(inf, z.bytes, z.len, cut, &out, limit);
             if (in.n <= limit) {
                 FUZZ_CHECK(rc == 0);
                 FUZZ_CHECK(out.len == in.n);
-                FUZZ_CHECK(in.n == 0 || memcmp(out.data, in.p, in.n) == 0);
+                FUZZ_CHECK(in.n == 0 || memcmp(out.bytes, in.p, in.n) == 0);
             } else {
                 FUZZ_CHECK(rc == TACHY_ETOOBIG);
                 FUZZ_CHECK(out.len <= limit + 1);
             }
-            tachy__wsbuf_free(&z);
-            tachy__wsbuf_free(&out);
+            tachy__buf_free(&z);
+            tachy__buf_free(&out);
             if (rc < 0)
                 break;
         }

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "fuzz_util.h"
-#include "internal.h"
+#include "http/http.h"
 
 #define MAX_REFS 64
 

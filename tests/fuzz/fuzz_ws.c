@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "fuzz_util.h"
-#include "ws_internal.h"
+#include "ws/ws.h"
 
 /* RFC 3629 decoder: 1 if p[0,n) is valid UTF-8. Written for clarity, not speed. */
 static int ref_utf8(const uint8_t *p, size_t n) {
