@@ -37,6 +37,7 @@
  */
 #include <tachy/tachy.h>
 
+#include "common/demo.h"
 #include "filecache.h"
 
 #include <ctype.h>
@@ -869,14 +870,8 @@ int main(int argc, char **argv) {
         return 2;
     }
 
-    /* Every thread the server starts inherits this mask, so only sigwait() below sees
-     * SIGINT/SIGTERM; a vanished client must not kill the process with SIGPIPE. */
     sigset_t stop_set;
-    sigemptyset(&stop_set);
-    sigaddset(&stop_set, SIGINT);
-    sigaddset(&stop_set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop_set, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    demo_block_stop_signals(&stop_set);
 
     struct fc_limits lim = {.max_entries = 4096,
                             .max_bytes = (size_t)64 << 20,
@@ -931,11 +926,7 @@ int main(int argc, char **argv) {
     printf("listening on http://%s:%d/\n", url_host, bound_port);
     fflush(stdout);
 
-    int sig = 0;
-    while (sig != SIGINT && sig != SIGTERM) {
-        if (sigwait(&stop_set, &sig) != 0)
-            sig = 0;
-    }
+    demo_wait_stop(&stop_set);
     tachy_server_stop(srv, 0);
     tachy_server_destroy(srv);
     fc_destroy(fs.files);

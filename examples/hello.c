@@ -26,6 +26,8 @@
 #include <tachy/tachy.h>
 #include <tachy/ws.h>
 
+#include "common/demo.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <signal.h>
@@ -34,27 +36,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static int hello(tachy_exchange *ex, void *user) {
-    (void)user;
-    static const char body[] = "Hello, World!";
-    const char *m = tachy_exchange_request_method(ex);
-    if (strcmp(m, "GET") != 0 && strcmp(m, "HEAD") != 0) {
-        tachy_headers_set(tachy_exchange_response_headers(ex), "Allow", "GET, HEAD");
-        tachy_exchange_send_response_headers(ex, 405, -1);
-        return tachy_exchange_close(ex);
-    }
-    if (strcmp(tachy_exchange_request_path(ex), "/") != 0) {
-        tachy_exchange_send_response_headers(ex, 404, -1);
-        return tachy_exchange_close(ex);
-    }
-    tachy_headers_set(tachy_exchange_response_headers(ex), "Content-Type", "text/plain");
-    int rc = tachy_exchange_send_response_headers(ex, 200, sizeof body - 1);
-    if (rc == 0 && strcmp(m, "HEAD") != 0)
-        rc = (int)tachy_exchange_write(ex, body, sizeof body - 1);
-    tachy_exchange_close(ex);
-    return rc < 0 ? rc : 0;
-}
 
 static int echo(tachy_exchange *ex, void *user) {
     (void)user;
@@ -66,40 +47,16 @@ static int echo(tachy_exchange *ex, void *user) {
     const char *ct = tachy_headers_first(tachy_exchange_request_headers(ex), "Content-Type");
     tachy_headers_set(tachy_exchange_response_headers(ex), "Content-Type",
                       ct ? ct : "application/octet-stream");
-    int64_t len = tachy_exchange_request_content_length(ex);
-    /* A declared length is echoed with the same fixed length; a chunked body streams back
-     * chunked (0 = chunked framing); an empty body is a -1 "no body" response. */
-    int rc = tachy_exchange_send_response_headers(ex, 200, len > 0 ? len : len == 0 ? -1 : 0);
-    char buf[16384];
-    ssize_t n;
-    while (rc == 0 && (n = tachy_exchange_read(ex, buf, sizeof buf)) > 0) {
-        ssize_t w = tachy_exchange_write(ex, buf, (size_t)n);
-        if (w < 0)
-            rc = (int)w;
-    }
-    if (rc == 0 && n < 0)
-        rc = (int)n;
-    tachy_exchange_close(ex);
-    return rc < 0 ? rc : 0;
+    return demo_echo_body(ex);
 }
 
 /* ---- GET /ws: WebSocket echo ---------------------------------------------------------- */
-
-static void ws_echo_message(tachy_ws *ws, int type, const void *data, size_t len, int last,
-                            void *user) {
-    (void)last;
-    (void)user;
-    if (type == TACHY_WS_TEXT)
-        tachy_ws_send_text(ws, data, len);
-    else
-        tachy_ws_send_binary(ws, data, len);
-}
 
 static int ws_echo(tachy_exchange *ex, void *user) {
     (void)user;
     tachy_ws_options opt;
     tachy_ws_options_init(&opt);
-    opt.cb.on_message = ws_echo_message;
+    opt.cb.on_message = demo_ws_echo_message;
     int rc = tachy_ws_attach(ex, &opt); /* handshake; pool threads echo from then on */
     return rc == TACHY_EPROTO ? 0 : rc;  /* EPROTO: refused, the 4xx was sent */
 }
@@ -387,14 +344,9 @@ int main(int argc, char **argv) {
         usage();
         return 2;
     }
-    /* Block the stop signals before any server thread exists (threads inherit the mask),
-     * then wait for them synchronously: no handler races with the server's threads. */
+    /* Before any server thread exists (threads inherit the mask). */
     sigset_t stop_signals;
-    sigemptyset(&stop_signals);
-    sigaddset(&stop_signals, SIGINT);
-    sigaddset(&stop_signals, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    demo_block_stop_signals(&stop_signals);
 
     tachy_server *srv;
     tachy_tls_config *tls = NULL;
@@ -417,7 +369,7 @@ int main(int argc, char **argv) {
                 tachy_strerror(rc));
         return 1;
     }
-    tachy_server_create_context(srv, "/", hello, NULL, NULL);
+    tachy_server_create_context(srv, "/", demo_hello, NULL, NULL);
     tachy_server_create_context(srv, "/echo", echo, NULL, NULL);
     tachy_server_create_context(srv, "/ws", ws_echo, NULL, NULL);
     tachy_server_create_context(srv, "/tick", ws_tick, NULL, NULL);
@@ -436,8 +388,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
     pthread_t tick_thread;
     int have_ticker = pthread_create(&tick_thread, NULL, ticker, NULL) == 0;
-    int sig;
-    sigwait(&stop_signals, &sig);
+    demo_wait_stop(&stop_signals);
     ticking = 0;
     if (have_ticker)
         pthread_join(tick_thread, NULL);

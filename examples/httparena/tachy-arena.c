@@ -34,6 +34,7 @@
 #include <tachy/tachy.h>
 #include <tachy/ws.h>
 
+#include "../common/demo.h"
 #include "filecache.h"
 
 #include <ctype.h>
@@ -861,20 +862,11 @@ static int h_delay(tachy_exchange *ex, void *user) {
 
 /* ---- WebSocket echo -------------------------------------------------------------------------- */
 
-static void ws_message(tachy_ws *ws, int type, const void *data, size_t len, int last, void *user) {
-    (void)last;
-    (void)user;
-    if (type == TACHY_WS_TEXT)
-        tachy_ws_send_text(ws, data, len);
-    else
-        tachy_ws_send_binary(ws, data, len);
-}
-
 static int h_ws(tachy_exchange *ex, void *user) {
     (void)user;
     tachy_ws_options opt;
     tachy_ws_options_init(&opt);
-    opt.cb.on_message = ws_message;
+    opt.cb.on_message = demo_ws_echo_message;
     int rc = tachy_ws_serve(ex, &opt);
     return rc == 0 || rc == TACHY_EPROTO ? 0 : -1;
 }
@@ -981,11 +973,7 @@ int main(int argc, char **argv) {
     }
 
     sigset_t stop_set;
-    sigemptyset(&stop_set);
-    sigaddset(&stop_set, SIGINT);
-    sigaddset(&stop_set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop_set, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    demo_block_stop_signals(&stop_set);
 
     tachy_options opt;
     tachy_options_init(&opt);
@@ -1035,10 +1023,7 @@ int main(int argc, char **argv) {
     }
     fflush(stdout);
 
-    int sig = 0;
-    while (sig != SIGINT && sig != SIGTERM)
-        if (sigwait(&stop_set, &sig) != 0)
-            sig = 0;
+    demo_wait_stop(&stop_set);
     /* Answer the waiting /delay requests first, so stop() finds no deferred exchange. */
     timers_stop();
     tachy_server_stop(srv, 0);
