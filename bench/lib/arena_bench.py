@@ -16,12 +16,12 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 
-CLK_TCK = os.sysconf("SC_CLK_TCK")
+from benchutil import CLK_TCK, log, med, sampled_load, stop_group, wait_port
+
 SERVER_CORE, LOAD_CORE = "0", "1"
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
@@ -66,70 +66,12 @@ PROFILES = {
 }
 
 
-def log(*a):
-    print(time.strftime("%H:%M:%S"), *a, flush=True)
-
-
-def proc_tree(pid):
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        try:
-            for t in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{t}/children") as f:
-                    todo += [int(x) for x in f.read().split()]
-        except OSError:
-            pass
-    return out
-
-
-def cpu(pid):
-    """(utime, stime) ticks of pid and its descendants."""
-    u = s = 0
-    for p in proc_tree(pid):
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                rest = f.read().rsplit(")", 1)[1].split()
-            u += int(rest[11])
-            s += int(rest[12])
-        except (OSError, IndexError):
-            pass
-    return u, s
-
-
-def rss_kb(pid):
-    total = 0
-    for p in proc_tree(pid):
-        try:
-            with open(f"/proc/{p}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-        except OSError:
-            pass
-    return total
-
-
-def wait_port(port, proc, timeout=30):
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        if proc.poll() is not None:
-            return False
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return True
-        except OSError:
-            time.sleep(0.1)
-    return False
-
-
 def start(name, cmd, port, logdir, cwd=None):
     logf = open(os.path.join(logdir, f"{name}.log"), "w")
     p = subprocess.Popen(["taskset", "-c", SERVER_CORE] + cmd, stdout=logf, stderr=subprocess.STDOUT,
                          cwd=cwd, start_new_session=True)
     RUNNING.append(p)
-    if not wait_port(port, p):
+    if not wait_port(port, p, 30):
         log(f"{name} did not start (see raw/{name}.log)")
         stop(p)
         return None
@@ -137,16 +79,7 @@ def start(name, cmd, port, logdir, cwd=None):
 
 
 def stop(p):
-    if p.poll() is None:
-        try:
-            os.killpg(p.pid, signal.SIGTERM)
-            p.wait(10)
-        except (OSError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            p.wait()
+    stop_group(p, 10)
 
 
 def stop_all(*_):
@@ -156,18 +89,9 @@ def stop_all(*_):
 
 
 def run_load(pid, cmd, duration, env=None):
-    rss0 = rss_kb(pid)
-    u0, s0 = cpu(pid)
-    t0 = time.time()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    peak = rss0
-    while p.poll() is None:
-        peak = max(peak, rss_kb(pid))
-        if time.time() - t0 > duration + 30:
-            p.kill()
-        time.sleep(0.2)
-    out = p.communicate()[0]
-    u1, s1 = cpu(pid)
+    """The load's output, the server tree's user and system ticks during it, its RSS before
+    and its peak."""
+    rss0, _, peak, _, u0, s0, u1, s1, out, _ = sampled_load(pid, cmd, duration, env, tree=True)
     return out, u1 - u0, s1 - s0, rss0, peak
 
 
@@ -230,14 +154,6 @@ def measure(srv, prof, duration, raw, wsload):
                 sys_share=ds / (du + ds) if du + ds else None, p50_us=p50, p99_us=p99,
                 errors=errors, non2xx=non2xx, rss_idle_kb=rss0, rss_load_kb=peak,
                 raw=os.path.basename(raw))
-
-
-def med(xs):
-    xs = sorted(x for x in xs if x is not None)
-    if not xs:
-        return None
-    n = len(xs)
-    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
 def setup_tree(work, shipped):

@@ -12,11 +12,12 @@ the per-round ratios (same round, so machine noise largely cancels).
 Everything is bounded: each load has a fixed duration and a subprocess timeout, and
 every server started here is stopped on exit (its own process group, by id).
 """
-import argparse, datetime, json, os, shutil, signal, socket, statistics, subprocess, sys, time
+import argparse, datetime, json, os, shutil, signal, socket, subprocess, sys, time
+
+from benchutil import CLK_TCK, children, cpu_split, log, med, rss_kb, sampled_load, stop_group, threads, wait_port
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(HERE)
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 SERVER_CORE = os.environ.get("BENCH_SERVER_CORE", "0")
 LOAD_CORE = os.environ.get("BENCH_LOAD_CORE", "1")
 
@@ -62,73 +63,10 @@ FLOOR_SERVERS = ("tick-floor", "tick-floor-uring")
 RUNNING = []  # Popen objects of servers we started (own process groups)
 
 
-def log(*a):
-    print(time.strftime("%H:%M:%S"), *a, flush=True)
-
-
 # --------------------------------------------------------------------------- /proc
-def cpu_split(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        s = f.read()
-    rest = s[s.rindex(")") + 2:].split()
-    return int(rest[11]), int(rest[12])  # fields 14 utime, 15 stime (clock ticks, all threads)
-
-
-def sampled_load(pid, cmd, duration, env=None):
-    """Runs the load command cmd against the server pid (killed after duration + 30 s),
-    sampling the server's RSS and thread count every 0.2 s and reading its CPU ticks before
-    and after. Returns rss0, threads0, rss peak, threads peak, user0, sys0, user1, sys1,
-    the command's output and the start time."""
-    rss0, thr0 = rss_kb(pid), threads(pid)
-    u0, s0 = cpu_split(pid)
-    t0 = time.time()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True)
-    peak, thr_peak = rss0 or 0, thr0 or 0
-    while p.poll() is None:
-        r = rss_kb(pid); t = threads(pid)
-        if r: peak = max(peak, r)
-        if t: thr_peak = max(thr_peak, t)
-        if time.time() - t0 > duration + 30:
-            p.kill()
-            break
-        time.sleep(0.2)
-    out = p.communicate()[0]
-    u1, s1 = cpu_split(pid)
-    return rss0, thr0, peak, thr_peak, u0, s0, u1, s1, out, t0
-
-
 def cpu_ticks(pid):
     u, s = cpu_split(pid)
     return u + s
-
-
-def rss_kb(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
-
-
-def threads(pid):
-    try:
-        return len(os.listdir(f"/proc/{pid}/task"))
-    except OSError:
-        return None
-
-
-def children(pid):
-    out = []
-    for t in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{t}/children") as f:
-                out += [int(x) for x in f.read().split()]
-        except OSError:
-            pass
-    return out
 
 
 # --------------------------------------------------------------------------- HTTP checks
@@ -147,19 +85,6 @@ def http_request(port, raw, timeout=5.0):
     head, _, body = buf.partition(b"\r\n\r\n")
     status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0
     return status, head.decode("latin-1"), body
-
-
-def wait_port(port, proc, timeout=40.0):
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        if proc.poll() is not None:
-            return False
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return True
-        except OSError:
-            time.sleep(0.1)
-    return False
 
 
 # --------------------------------------------------------------------------- servers
@@ -207,7 +132,7 @@ class Server:
                         self.startup_rss = rss_kb(self.proc.pid)
                         break
                 time.sleep(0.05)
-        if not wait_port(self.port, self.proc):
+        if not wait_port(self.port, self.proc, 40):
             self.notes.append("did not start (see raw/" + os.path.basename(self.logfile) + ")")
             self.stop()
             return False
@@ -240,19 +165,7 @@ class Server:
         p = self.proc
         if p is None:
             return
-        if p.poll() is None:
-            try:
-                os.killpg(p.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                p.wait(timeout=5)
+        stop_group(p, 5)
         if p in RUNNING:
             RUNNING.remove(p)
         self.proc = None
@@ -477,11 +390,6 @@ def run_idle(srv, prof, duration, rawfile):
 
 
 # --------------------------------------------------------------------------- summary
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
 def rng(xs):
     xs = [x for x in xs if x is not None]
     return (min(xs), max(xs)) if xs else (None, None)
