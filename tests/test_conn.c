@@ -57,6 +57,14 @@ static tachy_server *start(const tachy_options *opt, int *port) {
 static tachy_server *srv;
 static int port;
 
+#define GET_ROOT "GET / HTTP/1.1\r\nHost: t\r\n\r\n"
+
+/* The server closes fd within 2 s (no further bytes); then fd is closed here. */
+static void expect_closed(int fd) {
+    assert_true(ts_wait_eof(fd, 2000));
+    ts_close(fd);
+}
+
 static int setup(void **state) {
     (void)state;
     srv = start(NULL, &port);
@@ -72,23 +80,16 @@ static int teardown(void **state) {
 static void test_keep_alive_reuses_connection(void **state) {
     (void)state;
     int fd = ts_connect(port);
-    for (int i = 0; i < 50; i++) {
-        ts_send(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", -1);
-        ts_response r;
-        assert_int_equal(ts_read_response(fd, &r, 0), 0);
-        assert_string_equal(r.body, "Hello, World!");
-        ts_response_free(&r);
-    }
+    for (int i = 0; i < 50; i++)
+        ts_expect_body(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "Hello, World!");
     ts_close(fd);
 }
 
 static void test_pipelined_responses_leave_in_one_write(void **state) {
     (void)state;
-    int fd = ts_connect(port);
     /* Warm the connection so its thread is waiting in recv. */
-    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    int fd = ts_request(port, GET_ROOT, -1, &r, 0);
     ts_response_free(&r);
     char req[16 * 64];
     size_t len = 0;
@@ -113,75 +114,62 @@ static void test_pipelined_responses_leave_in_one_write(void **state) {
 
 static void test_pipelined_mixed_framing_in_order(void **state) {
     (void)state;
+    /* The responses in request order; the HEAD one has no body (its status is checked). */
+    static const struct {
+        int no_body;
+        const char *body;
+    } want[] = {{0, "abc"}, {0, "Hello, World!"}, {1, NULL}, {0, "abc"}};
     int fd = ts_connect(port);
     ts_send(fd,
             "GET /chunked HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\nHEAD / HTTP/1.1\r\nHost: t\r\n\r\n"
             "GET /chunked HTTP/1.1\r\nHost: t\r\n\r\n",
             -1);
-    ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "abc");
-    ts_response_free(&r);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "Hello, World!");
-    ts_response_free(&r);
-    assert_int_equal(ts_read_response(fd, &r, 1), 0);
-    assert_int_equal(r.status, 200);
-    ts_response_free(&r);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "abc");
-    ts_response_free(&r);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        ts_response r;
+        assert_int_equal(ts_read_response(fd, &r, want[i].no_body), 0);
+        if (want[i].body)
+            assert_string_equal(r.body, want[i].body);
+        else
+            assert_int_equal(r.status, 200);
+        ts_response_free(&r);
+    }
     ts_close(fd);
 }
 
 static void test_connection_close_from_client(void **state) {
     (void)state;
-    int fd = ts_connect(port);
-    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    int fd = ts_request(port, "GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n" GET_ROOT, -1, &r, 0);
     ts_response_free(&r);
     /* The second request is not answered: the connection closes. */
-    size_t len;
-    int eof;
-    free(ts_read_raw(fd, 2000, &len, &eof));
-    assert_int_equal(len, 0);
-    assert_true(eof);
-    ts_close(fd);
+    ts_expect_silent_close(fd, 2000);
 }
 
 static void test_connection_close_from_handler(void **state) {
     (void)state;
-    int fd = ts_connect(port);
-    ts_send(fd, "GET /close HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    int fd = ts_request(port, "GET /close HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     ts_response_free(&r);
-    assert_true(ts_wait_eof(fd, 2000));
-    ts_close(fd);
+    expect_closed(fd);
 }
 
 static void test_http10_default_close(void **state) {
     (void)state;
-    int fd = ts_connect(port);
-    ts_send(fd, "GET / HTTP/1.0\r\n\r\n", -1);
     ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    int fd = ts_request(port, "GET / HTTP/1.0\r\n\r\n", -1, &r, 0);
     assert_string_equal(r.status_line, "HTTP/1.1 200 OK"); /* the JDK always says 1.1 */
     char v[64];
     assert_string_equal(ts_header(&r, "Connection", v, sizeof v), "close");
     ts_response_free(&r);
-    assert_true(ts_wait_eof(fd, 2000));
-    ts_close(fd);
+    expect_closed(fd);
 }
 
 static void test_http10_keep_alive(void **state) {
     (void)state;
     int fd = ts_connect(port);
     for (int i = 0; i < 3; i++) {
-        ts_send(fd, "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", -1);
         ts_response r;
-        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        ts_roundtrip(fd, "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", -1, &r, 0);
         char v[64];
         assert_string_equal(ts_header(&r, "Connection", v, sizeof v), "keep-alive");
         assert_string_equal(ts_header(&r, "Keep-Alive", v, sizeof v), "timeout=30");
@@ -192,10 +180,8 @@ static void test_http10_keep_alive(void **state) {
 
 static void test_http10_chunked_becomes_until_close(void **state) {
     (void)state;
-    int fd = ts_connect(port);
-    ts_send(fd, "GET /chunked HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", -1);
-    ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0); /* no framing: body until EOF */
+    ts_response r; /* no framing: body until EOF */
+    int fd = ts_request(port, "GET /chunked HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", -1, &r, 0);
     assert_int_equal(r.chunked, 0);
     assert_int_equal(r.content_length, -1);
     assert_string_equal(r.body, "abc");
@@ -205,18 +191,15 @@ static void test_http10_chunked_becomes_until_close(void **state) {
 
 /* Sends raw bytes, expects a JDK-format error response with status and a closed socket. */
 static void expect_reject(int p, const char *req, size_t len, int status, const char *why) {
-    int fd = ts_connect(p);
-    ts_send(fd, req, (ssize_t)len);
     ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    int fd = ts_request(p, req, (ssize_t)len, &r, 0);
     if (r.status != status)
         fail_msg("%s: expected %d, got %s", why, status, r.status_line);
     char v[64];
     assert_string_equal(ts_header(&r, "Connection", v, sizeof v), "close");
     assert_string_equal(ts_header(&r, "Content-Type", v, sizeof v), "text/html");
     ts_response_free(&r);
-    assert_true(ts_wait_eof(fd, 2000));
-    ts_close(fd);
+    expect_closed(fd);
 }
 
 #define REJECT(req, status) expect_reject(port, req, sizeof req - 1, status, req)
@@ -240,28 +223,22 @@ static void test_strict_parsing(void **state) {
     REJECT("GET /a^{}| HTTP/1.1\r\nHost: t\r\n\r\n", 400);
     REJECT("GET /%zz HTTP/1.1\r\nHost: t\r\n\r\n", 400);
     REJECT("GET /?q=%z HTTP/1.1\r\nHost: t\r\n\r\n", 400);
-    int fd = ts_connect(port);
-    ts_send(fd, "GET /a\"b HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    size_t len;
-    char *raw = ts_read_raw(fd, 1000, &len, NULL);
-    assert_string_equal(raw, "HTTP/1.1 400 Bad Request\r\nContent-Length: 49\r\nContent-Type: "
-                             "text/html\r\nConnection: close\r\n\r\n<h1>400 Bad Request</h1>"
-                             "URISyntaxException thrown");
-    free(raw);
-    ts_close(fd);
+    ts_expect_raw(port, "GET /a\"b HTTP/1.1\r\nHost: t\r\n\r\n",
+                  "HTTP/1.1 400 Bad Request\r\nContent-Length: 49\r\nContent-Type: "
+                  "text/html\r\nConnection: close\r\n\r\n<h1>400 Bad Request</h1>"
+                  "URISyntaxException thrown");
 }
 
 static void test_bad_chunk_size_closes(void **state) {
     (void)state;
     /* Bad chunk framing is found while the handler reads: the handler sees an error and the
      * connection closes. hello does not read, so the drain at close finds it. */
-    int fd = ts_connect(port);
-    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n", -1);
     ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    int fd = ts_request(port,
+                        "POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n",
+                        -1, &r, 0);
     ts_response_free(&r);
-    assert_true(ts_wait_eof(fd, 2000));
-    ts_close(fd);
+    expect_closed(fd);
 }
 
 static void test_limits(void **state) {
@@ -285,13 +262,7 @@ static void test_limits(void **state) {
     for (int i = 0; i < 9; i++)
         n += (size_t)snprintf(req + n, sizeof req - n, "X-%d: v\r\n", i);
     n += (size_t)snprintf(req + n, sizeof req - n, "\r\n");
-    int fd = ts_connect(p);
-    ts_send(fd, req, (ssize_t)n);
-    ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_int_equal(r.status, 200);
-    ts_response_free(&r);
-    ts_close(fd);
+    assert_int_equal(ts_status(p, req), 200);
     /* header bytes */
     n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: t\r\nX-Big: ");
     memset(req + n, 'a', 3000);
@@ -313,15 +284,9 @@ static void test_empty_uri_path_matches_no_context(void **state) {
      * path "", which no context matches - not even "/". */
     const char *targets[] = {"//double", "?q"};
     for (size_t i = 0; i < 2; i++) {
-        int fd = ts_connect(port);
         char req[64];
         snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: t\r\n\r\n", targets[i]);
-        ts_send(fd, req, -1);
-        ts_response r;
-        assert_int_equal(ts_read_response(fd, &r, 0), 0);
-        assert_int_equal(r.status, 404);
-        ts_response_free(&r);
-        ts_close(fd);
+        assert_int_equal(ts_status(port, req), 404);
     }
 }
 
@@ -340,17 +305,14 @@ static void test_brackets_allowed_in_query_and_fragment_only(void **state) {
     /* java.net.URI counts '[' and ']' among the reserved characters of a query or a
      * fragment, and refuses them in the path (outside an IPv6 host): the JDK answers
      * 200 for the first four and 400 for the rest. */
-    tachy_server *s = ts_server(NULL);
-    tachy_server_create_context(s, "/", uri_echo, NULL, NULL);
-    int p = ts_start(s);
+    int p;
+    tachy_server *s = ts_serve(NULL, uri_echo, NULL, &p);
     const char *ok[] = {"/a?x=[1]", "/a#[x]", "/a?q#f[1]]", "/a?[]#[]", "http://[::1]/a?x=[2]"};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-        int fd = ts_connect(p);
         char req[128];
         snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n", ok[i]);
-        ts_send(fd, req, -1);
         ts_response r;
-        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        int fd = ts_request(p, req, -1, &r, 0);
         assert_int_equal(r.status, 200);
         assert_string_equal(r.body, ok[i]);
         ts_response_free(&r);
@@ -358,15 +320,9 @@ static void test_brackets_allowed_in_query_and_fragment_only(void **state) {
     }
     const char *bad[] = {"/a[1]", "/a]?x", "/[?x=1", "http://h/a[1]?x", "/a?x={1}", "/a#[x]#"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        int fd = ts_connect(p);
         char req[128];
         snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: a\r\n\r\n", bad[i]);
-        ts_send(fd, req, -1);
-        ts_response r;
-        assert_int_equal(ts_read_response(fd, &r, 0), 0);
-        assert_int_equal(r.status, 400);
-        ts_response_free(&r);
-        ts_close(fd);
+        assert_int_equal(ts_status(p, req), 400);
     }
     ts_stop(s);
 }
@@ -379,23 +335,14 @@ static void test_404_and_500_like_the_jdk(void **state) {
     tachy_server_create_context(s, "/only", hello, NULL, NULL);
     tachy_server_create_context(s, "/nohandler", NULL, NULL, NULL);
     int p = ts_start(s);
-    int fd = ts_connect(p);
-    ts_send(fd, "GET /other HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    size_t len;
-    char *raw = ts_read_raw(fd, 1000, &len, NULL);
-    assert_string_equal(raw, "HTTP/1.1 404 Not Found\r\nContent-Length: 50\r\nContent-Type: "
-                             "text/html\r\nConnection: close\r\n\r\n<h1>404 Not Found</h1>No "
-                             "context found for request");
-    free(raw);
-    ts_close(fd);
-    fd = ts_connect(p);
-    ts_send(fd, "GET /nohandler HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    raw = ts_read_raw(fd, 1000, &len, NULL);
-    assert_string_equal(raw, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 56\r\n"
-                             "Content-Type: text/html\r\nConnection: close\r\n\r\n<h1>500 Internal "
-                             "Server Error</h1>No handler for context");
-    free(raw);
-    ts_close(fd);
+    ts_expect_raw(p, "GET /other HTTP/1.1\r\nHost: t\r\n\r\n",
+                  "HTTP/1.1 404 Not Found\r\nContent-Length: 50\r\nContent-Type: "
+                  "text/html\r\nConnection: close\r\n\r\n<h1>404 Not Found</h1>No "
+                  "context found for request");
+    ts_expect_raw(p, "GET /nohandler HTTP/1.1\r\nHost: t\r\n\r\n",
+                  "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 56\r\n"
+                  "Content-Type: text/html\r\nConnection: close\r\n\r\n<h1>500 Internal "
+                  "Server Error</h1>No handler for context");
     ts_stop(s);
 }
 
@@ -406,10 +353,8 @@ static void test_idle_timeout(void **state) {
     o.idle_interval_ms = 300;
     int p;
     tachy_server *s = start(&o, &p);
-    int fd = ts_connect(p);
-    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    int fd = ts_request(p, GET_ROOT, -1, &r, 0);
     ts_response_free(&r);
     long t0 = ts_now_ms();
     assert_true(ts_wait_eof(fd, 3000));
@@ -434,25 +379,20 @@ static void test_peer_shutdown_behind_data_is_seen(void **state) {
     tachy_server *s = start(&o, &p);
     for (int round = 0; round < 40; round++) {
         int fd = ts_connect(p);
-        if (round % 2 == 0) {
-            /* a partial head, then gone: closed without an answer */
-            ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n", -1);
-            shutdown(fd, SHUT_WR);
-            long t0 = ts_now_ms();
-            assert_true(ts_wait_eof(fd, 5000));
-            assert_true(ts_now_ms() - t0 < 3000);
-        } else {
-            /* a whole request, then the write side shut: answered, then closed */
-            ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-            shutdown(fd, SHUT_WR);
+        /* even rounds: a partial head, then gone: closed without an answer; odd rounds: a
+         * whole request, then the write side shut: answered, then closed */
+        int whole = round % 2;
+        ts_send(fd, whole ? GET_ROOT : "GET / HTTP/1.1\r\nHost: t\r\n", -1);
+        shutdown(fd, SHUT_WR);
+        if (whole) {
             ts_response r;
             assert_int_equal(ts_read_response(fd, &r, 0), 0);
             assert_int_equal(r.status, 200);
             ts_response_free(&r);
-            long t0 = ts_now_ms();
-            assert_true(ts_wait_eof(fd, 5000));
-            assert_true(ts_now_ms() - t0 < 3000);
         }
+        long t0 = ts_now_ms();
+        assert_true(ts_wait_eof(fd, 5000));
+        assert_true(ts_now_ms() - t0 < 3000);
         ts_close(fd);
     }
     for (int i = 0; i < 300 && tachy_server_connection_count(s) > 0; i++)
@@ -496,10 +436,8 @@ static void test_max_idle_connections(void **state) {
     tachy_server *s = start(&o, &p);
     int fds[4];
     for (int i = 0; i < 4; i++) {
-        fds[i] = ts_connect(p);
-        ts_send(fds[i], "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
         ts_response r;
-        assert_int_equal(ts_read_response(fds[i], &r, 0), 0);
+        fds[i] = ts_request(p, GET_ROOT, -1, &r, 0);
         ts_response_free(&r);
     }
     ts_sleep_ms(100);
@@ -526,21 +464,31 @@ static void test_max_connections(void **state) {
     int c = ts_connect(p);
     assert_true(ts_wait_eof(c, 1000)); /* refused by closing, as the JDK does */
     ts_close(c);
-    ts_send(a, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
-    assert_int_equal(ts_read_response(a, &r, 0), 0);
+    ts_roundtrip(a, GET_ROOT, -1, &r, 0);
     ts_response_free(&r);
     ts_close(a);
     ts_close(b);
     ts_stop(s);
 }
 
-static int noread(tachy_exchange *ex, void *user) {
-    (void)user;
-    tachy_exchange_send_response_headers(ex, 200, 2);
-    tachy_exchange_write(ex, "ok", 2);
-    tachy_exchange_close(ex);
-    return 0;
+/* POSTs n body bytes that ts_body_handler leaves unread on a new connection to p; the answer is "ok",
+ * then either the connection is reused (a GET on it is answered "ok") or it closes. */
+static void expect_drained(int p, const char *body, int n, int reused) {
+    char head[96];
+    snprintf(head, sizeof head, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: %d\r\n\r\n", n);
+    int fd = ts_connect(p);
+    ts_send(fd, head, -1);
+    ts_response r;
+    ts_roundtrip(fd, body, n, &r, 0);
+    assert_string_equal(r.body, "ok");
+    ts_response_free(&r);
+    if (!reused) {
+        expect_closed(fd);
+        return;
+    }
+    ts_expect_body(fd, GET_ROOT, "ok");
+    ts_close(fd);
 }
 
 static void test_drain_amount_option(void **state) {
@@ -548,69 +496,27 @@ static void test_drain_amount_option(void **state) {
     tachy_options o;
     tachy_options_init(&o);
     o.drain_amount = 100;
-    tachy_server *s = ts_server(&o);
-    tachy_server_create_context(s, "/", noread, NULL, NULL);
-    int p = ts_start(s);
+    int p;
+    tachy_server *s = ts_serve(&o, ts_body_handler, "ok", &p);
     char body[1000];
     memset(body, 'b', sizeof body);
-    /* 50 unread bytes: drained, the connection is reused */
-    int fd = ts_connect(p);
-    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 50\r\n\r\n", -1);
-    ts_send(fd, body, 50);
-    ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    ts_response_free(&r);
-    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "ok");
-    ts_response_free(&r);
-    ts_close(fd);
-    /* exactly drainAmount (100) unread bytes: the JDK closes ("at least drainAmount") */
-    fd = ts_connect(p);
-    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n", -1);
-    ts_send(fd, body, 100);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "ok");
-    ts_response_free(&r);
-    assert_true(ts_wait_eof(fd, 2000));
-    ts_close(fd);
-    /* 99 unread bytes: drained, reused */
-    fd = ts_connect(p);
-    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 99\r\n\r\n", -1);
-    ts_send(fd, body, 99);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    ts_response_free(&r);
-    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "ok");
-    ts_response_free(&r);
-    ts_close(fd);
-    /* 1000 unread bytes: more than drainAmount, the connection closes after the response */
-    fd = ts_connect(p);
-    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n", -1);
-    ts_send(fd, body, sizeof body);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "ok");
-    ts_response_free(&r);
-    assert_true(ts_wait_eof(fd, 2000));
-    ts_close(fd);
+    /* Below drainAmount (100) unread bytes are drained and the connection is reused; from
+     * exactly drainAmount on the JDK closes ("at least drainAmount"). */
+    static const struct {
+        int unread, reused;
+    } cases[] = {{50, 1}, {100, 0}, {99, 1}, {1000, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect_drained(p, body, cases[i].unread, cases[i].reused);
     ts_stop(s);
 
     /* drainAmount 1: one unread byte closes; a body-less request keeps the connection */
     o.drain_amount = 1;
-    s = ts_server(&o);
-    tachy_server_create_context(s, "/", noread, NULL, NULL);
-    p = ts_start(s);
-    fd = ts_connect(p);
-    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    s = ts_serve(&o, ts_body_handler, "ok", &p);
+    ts_response r;
+    int fd = ts_request(p, GET_ROOT, -1, &r, 0);
     ts_response_free(&r);
-    ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\n\r\nx", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "ok");
-    ts_response_free(&r);
-    assert_true(ts_wait_eof(fd, 2000));
-    ts_close(fd);
+    ts_expect_body(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\n\r\nx", "ok");
+    expect_closed(fd);
     ts_stop(s);
 }
 
@@ -631,11 +537,10 @@ static void test_max_rsp_time_cuts_off_a_client_that_does_not_read(void **state)
     tachy_options o;
     tachy_options_init(&o);
     o.max_rsp_time_ms = 300;
-    tachy_server *s = ts_server(&o);
-    tachy_server_create_context(s, "/", huge, NULL, NULL);
-    int p = ts_start(s);
+    int p;
+    tachy_server *s = ts_serve(&o, huge, NULL, &p);
     int fd = ts_connect(p);
-    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    ts_send(fd, GET_ROOT, -1);
     long t0 = ts_now_ms();
     ts_sleep_ms(1500); /* do not read: the server's send blocks, then times out */
     size_t len = 0;
@@ -666,9 +571,8 @@ static void test_max_req_time_cuts_off_a_stalled_body(void **state) {
     tachy_options o;
     tachy_options_init(&o);
     o.max_req_time_ms = 400;
-    tachy_server *s = ts_server(&o);
-    tachy_server_create_context(s, "/", reader, NULL, NULL);
-    int p = ts_start(s);
+    int p;
+    tachy_server *s = ts_serve(&o, reader, NULL, &p);
     int fd = ts_connect(p);
     long t0 = ts_now_ms();
     ts_send(fd, "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nonly ten b", -1);
@@ -696,12 +600,11 @@ static void test_max_rsp_time_cuts_off_a_slow_handler(void **state) {
     tachy_options o;
     tachy_options_init(&o);
     o.max_rsp_time_ms = 500;
-    tachy_server *s = ts_server(&o);
-    tachy_server_create_context(s, "/", slow_writer, NULL, NULL);
-    int p = ts_start(s);
+    int p;
+    tachy_server *s = ts_serve(&o, slow_writer, NULL, &p);
     int fd = ts_connect(p);
     long t0 = ts_now_ms();
-    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
+    ts_send(fd, GET_ROOT, -1);
     size_t len = 0;
     int eof = 0;
     free(ts_read_raw(fd, 2500, &len, &eof));
@@ -740,9 +643,8 @@ static void test_chunked_responses_are_not_held_by_nagle(void **state) {
     enum { N = 200 };
     long t0 = ts_now_ms();
     for (int i = 0; i < N; i++) {
-        ts_send(fd, "GET /c HTTP/1.1\r\nHost: t\r\n\r\n", -1);
         ts_response r;
-        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        ts_roundtrip(fd, "GET /c HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
         assert_int_equal(r.status, 200);
         assert_true(r.chunked);
         assert_string_equal(r.body, "chunk of data");
@@ -753,20 +655,6 @@ static void test_chunked_responses_are_not_held_by_nagle(void **state) {
     assert_true(took < 2000); /* ~9 s when Nagle held each one */
     ts_close(fd);
     ts_stop(s);
-}
-
-/* One request on a new connection to port p; returns the status (-1: no response). */
-static int status_of(int p, const char *req) {
-    int fd = ts_connect(p);
-    ts_send(fd, req, -1);
-    ts_response r;
-    int st = -1;
-    if (ts_read_response(fd, &r, 0) == 0) {
-        st = r.status;
-        ts_response_free(&r);
-    }
-    ts_close(fd);
-    return st;
 }
 
 /* RFC 9112 3.2 (check_host, on by default): no Host in HTTP/1.1, two Host fields, or a
@@ -803,10 +691,10 @@ static void test_host_checked(void **state) {
         "GET http://other/ HTTP/1.1\r\nHost: a\r\n\r\n",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        if (status_of(port, bad[i]) != 400)
+        if (ts_status(port, bad[i]) != 400)
             fail_msg("not refused: %s", bad[i]);
     for (size_t i = 0; i < sizeof good / sizeof *good; i++)
-        if (status_of(port, good[i]) != 200)
+        if (ts_status(port, good[i]) != 200)
             fail_msg("not served: %s", good[i]);
     tachy_options o;
     tachy_options_init(&o);
@@ -815,7 +703,7 @@ static void test_host_checked(void **state) {
     int p;
     tachy_server *s = start(&o, &p);
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        if (status_of(p, bad[i]) != 200)
+        if (ts_status(p, bad[i]) != 200)
             fail_msg("check_host = 0, not served: %s", bad[i]);
     ts_stop(s);
 }
@@ -832,9 +720,8 @@ static void test_max_req_time_starts_at_the_first_byte(void **state) {
     tachy_server *s = start(&o, &p);
     int fd = ts_connect(p);
     ts_sleep_ms(700);
-    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_roundtrip(fd, GET_ROOT, -1, &r, 0);
     assert_int_equal(r.status, 200);
     ts_response_free(&r);
     ts_close(fd);
@@ -868,21 +755,15 @@ static void test_max_rsp_time_is_enforced_at_its_deadline(void **state) {
     tachy_options o;
     tachy_options_init(&o);
     o.max_rsp_time_ms = 2000;
-    tachy_server *s = ts_server(&o);
-    tachy_server_create_context(s, "/", late_answer, NULL, NULL);
-    int p = ts_start(s);
+    int p;
+    tachy_server *s = ts_serve(&o, late_answer, NULL, &p);
     int fd = ts_connect(p);
     long t0 = ts_now_ms();
-    ts_send(fd, "GET / HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    size_t len = 0;
-    int eof = 0;
-    free(ts_read_raw(fd, 4000, &len, &eof));
+    ts_send(fd, GET_ROOT, -1);
+    ts_expect_silent_close(fd, 4000); /* no response */
     long dt = ts_now_ms() - t0;
     print_message("maxRspTime 2000: closed after %ld ms\n", dt);
-    assert_true(eof);
-    assert_int_equal(len, 0); /* no response */
     assert_true(dt >= 1950 && dt < 2250);
-    ts_close(fd);
     ts_sleep_ms(1200); /* the handler returns */
     ts_stop(s);
 }

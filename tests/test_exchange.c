@@ -67,15 +67,6 @@ static int echo(tachy_exchange *ex, void *user) {
     return 0;
 }
 
-/* /noread: answers without reading the request body. */
-static int noread(tachy_exchange *ex, void *user) {
-    (void)user;
-    tachy_exchange_send_response_headers(ex, 200, 2);
-    tachy_exchange_write(ex, "ok", 2);
-    tachy_exchange_close(ex);
-    return 0;
-}
-
 static int failing(tachy_exchange *ex, void *user) {
     (void)ex;
     (void)user;
@@ -376,7 +367,7 @@ static int setup(void **state) {
     srv = ts_server(NULL);
     tachy_server_create_context(srv, "/r", respond, NULL, NULL);
     tachy_server_create_context(srv, "/echo", echo, NULL, NULL);
-    tachy_server_create_context(srv, "/noread", noread, NULL, NULL);
+    tachy_server_create_context(srv, "/noread", ts_body_handler, "ok", NULL); /* reads no body */
     tachy_server_create_context(srv, "/fail", failing, NULL, NULL);
     tachy_server_create_context(srv, "/noclose", noclose, NULL, NULL);
     tachy_server_create_context(srv, "/noheaders", noheaders_close, NULL, NULL);
@@ -408,19 +399,10 @@ static int teardown(void **state) {
     return 0;
 }
 
-/* Sends req on a new connection and reads one response. */
-static int roundtrip(const char *req, ts_response *r, int no_body) {
-    int fd = ts_connect(port);
-    ts_send(fd, req, -1);
-    int rc = ts_read_response(fd, r, no_body);
-    assert_int_equal(rc, 0);
-    return fd;
-}
-
 static void test_fixed_length(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /r?200,5,5 HTTP/1.1\r\nHost: x\r\n\r\n", &r, 0);
+    int fd = ts_request(port, "GET /r?200,5,5 HTTP/1.1\r\nHost: x\r\n\r\n", -1, &r, 0);
     assert_string_equal(r.status_line, "HTTP/1.1 200 OK");
     assert_int_equal(r.content_length, 5);
     assert_string_equal(r.body, "xxxxx");
@@ -436,7 +418,7 @@ static void test_fixed_length(void **state) {
 static void test_chunked_response(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /r?200,0,10000 HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
+    int fd = ts_request(port, "GET /r?200,0,10000 HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_int_equal(r.chunked, 1);
     assert_non_null(strstr(r.head, "\r\nTransfer-encoding: chunked\r\n"));
     assert_int_equal(r.body_len, 10000);
@@ -447,7 +429,7 @@ static void test_chunked_response(void **state) {
 static void test_no_body_minus_one(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /r?200,-1,0 HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
+    int fd = ts_request(port, "GET /r?200,-1,0 HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_int_equal(r.content_length, 0);
     assert_int_equal(r.body_len, 0);
     ts_response_free(&r);
@@ -495,13 +477,13 @@ static void test_204_304_1xx_never_have_body(void **state) {
 static void test_unknown_code_trailing_space(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /r?207,3,3 HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
+    int fd = ts_request(port, "GET /r?207,3,3 HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_non_null(strstr(r.head, "HTTP/1.1 207 \r\n"));
     assert_string_equal(r.body, "xxx");
     ts_response_free(&r);
     ts_close(fd);
     /* codes outside the usual range go out as given, as the JDK sends them */
-    fd = roundtrip("GET /r?99,1,1 HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
+    fd = ts_request(port, "GET /r?99,1,1 HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_non_null(strstr(r.head, "HTTP/1.1 99 \r\n"));
     ts_response_free(&r);
     ts_close(fd);
@@ -510,7 +492,8 @@ static void test_unknown_code_trailing_space(void **state) {
 static void test_fixed_body_echo(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 11\r\n\r\nhello world", &r, 0);
+    int fd = ts_request(port, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 11\r\n\r\nhello world",
+                        -1, &r, 0);
     assert_int_equal(r.status, 200);
     assert_string_equal(r.body, "hello world");
     ts_response_free(&r);
@@ -519,20 +502,13 @@ static void test_fixed_body_echo(void **state) {
 
 static void test_chunked_request_body(void **state) {
     (void)state;
-    ts_response r;
     int fd = ts_connect(port);
     ts_send(fd, "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n", -1);
     ts_send(fd, "5;ext=1\r\nhello\r\n", -1);
     ts_sleep_ms(20);
-    ts_send(fd, "1\r\n \r\n5\r\nworld\r\n0\r\nX-Trailer: t\r\n\r\n", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "hello world");
-    ts_response_free(&r);
+    ts_expect_body(fd, "1\r\n \r\n5\r\nworld\r\n0\r\nX-Trailer: t\r\n\r\n", "hello world");
     /* The connection is still usable afterwards. */
-    ts_send(fd, "GET /r?200,2,2 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "xx");
-    ts_response_free(&r);
+    ts_expect_body(fd, "GET /r?200,2,2 HTTP/1.1\r\nHost: t\r\n\r\n", "xx");
     ts_close(fd);
 }
 
@@ -553,8 +529,7 @@ static void test_large_bodies_both_ways(void **state) {
     assert_memory_equal(r.body, body, n);
     ts_response_free(&r);
     /* 4 MiB chunked response */
-    ts_send(fd, "GET /r?200,0,4194304 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_roundtrip(fd, "GET /r?200,0,4194304 HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_int_equal(r.body_len, 4194304);
     ts_response_free(&r);
     free(body);
@@ -589,10 +564,7 @@ static void test_unread_small_body_is_drained(void **state) {
     assert_int_equal(ts_read_response(fd, &r, 0), 0);
     assert_string_equal(r.body, "ok");
     ts_response_free(&r);
-    ts_send(fd, "GET /r?200,1,1 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "x");
-    ts_response_free(&r);
+    ts_expect_body(fd, "GET /r?200,1,1 HTTP/1.1\r\nHost: t\r\n\r\n", "x");
     ts_close(fd);
 }
 
@@ -626,7 +598,7 @@ static void test_handler_failure_closes_without_response(void **state) {
     ts_close(fd);
     /* The server keeps serving. */
     ts_response r;
-    fd = roundtrip("GET /r?200,1,1 HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
+    fd = ts_request(port, "GET /r?200,1,1 HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_int_equal(r.status, 200);
     ts_response_free(&r);
     ts_close(fd);
@@ -635,11 +607,10 @@ static void test_handler_failure_closes_without_response(void **state) {
 static void test_handler_return_closes_exchange(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /noclose HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
+    int fd = ts_request(port, "GET /noclose HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_string_equal(r.body, "abc");
     ts_response_free(&r);
-    ts_send(fd, "GET /r?200,1,1 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_roundtrip(fd, "GET /r?200,1,1 HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     ts_response_free(&r);
     ts_close(fd);
 }
@@ -648,24 +619,16 @@ static void test_close_without_headers_closes_connection(void **state) {
     (void)state;
     int fd = ts_connect(port);
     ts_send(fd, "GET /noheaders HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    size_t len;
-    int eof;
-    free(ts_read_raw(fd, 2000, &len, &eof));
-    assert_int_equal(len, 0);
-    assert_true(eof);
-    ts_close(fd);
+    ts_expect_silent_close(fd, 2000);
 }
 
 static void test_deferred_close_from_other_thread(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /deferred HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
+    int fd = ts_request(port, "GET /deferred HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_string_equal(r.body, "later");
     ts_response_free(&r);
-    ts_send(fd, "GET /deferred HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "later");
-    ts_response_free(&r);
+    ts_expect_body(fd, "GET /deferred HTTP/1.1\r\nHost: t\r\n\r\n", "later");
     ts_close(fd);
 }
 
@@ -692,17 +655,14 @@ static void test_hold_keeps_output_and_refuses_waits(void **state) {
         ts_sleep_ms(2);
     assert_int_equal(atomic_load(&held_ok), 2);
     /* the connection is reusable: the hold ended with the handler */
-    ts_send(fd, "GET /r?200,2,2 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
-    assert_string_equal(r.body, "xx");
-    ts_response_free(&r);
+    ts_expect_body(fd, "GET /r?200,2,2 HTTP/1.1\r\nHost: t\r\n\r\n", "xx");
     ts_close(fd);
 }
 
 static void test_crlf_in_response_header_refused(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /badheader HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
+    int fd = ts_request(port, "GET /badheader HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_int_equal(bad_seen[0], TACHY_EBADHEADER);
     assert_int_equal(bad_seen[1], TACHY_EBADHEADER);
     assert_null(strstr(r.head, "Injected"));
@@ -734,11 +694,11 @@ static void test_upgrade_takes_over_stream(void **state) {
 static void test_request_getters(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /get/a%20b?x=1&y=%20 HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
+    int fd = ts_request(port, "GET /get/a%20b?x=1&y=%20 HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_string_equal(r.body, "GET|/get/a%20b?x=1&y=%20|/get/a b|x=1&y=%20|HTTP/1.1|/get|127.0.0.1|1");
     ts_response_free(&r);
     ts_close(fd);
-    fd = roundtrip("GET http://example.com/get/abs HTTP/1.1\r\nHost: t\r\n\r\n", &r, 0);
+    fd = ts_request(port, "GET http://example.com/get/abs HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_string_equal(r.body, "GET|http://example.com/get/abs|/get/abs|(null)|HTTP/1.1|/get|127.0.0.1|1");
     ts_response_free(&r);
     ts_close(fd);
@@ -747,10 +707,8 @@ static void test_request_getters(void **state) {
 static void test_framing_headers_replace_the_handlers_like_the_jdk(void **state) {
     (void)state;
     /* Fixed length: tachy's Content-length replaces the handler's; Date is always ours. */
-    int fd = ts_connect(port);
-    ts_send(fd, "GET /own?3 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
     ts_response r;
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    int fd = ts_request(port, "GET /own?3 HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_string_equal(r.body, "abc");
     assert_null(strstr(r.head, "bogus"));
     assert_null(strstr(r.head, ": 7\r\n"));
@@ -770,12 +728,14 @@ static void test_framing_headers_replace_the_handlers_like_the_jdk(void **state)
 static void test_request_fields(void **state) {
     (void)state;
     ts_response r;
-    int fd = roundtrip("GET /fields HTTP/1.1\r\nhost: h\r\nX-A: 1\r\nCONTENT-TYPE: t/p\r\n"
-                       "x-a: 2\r\n\r\n", &r, 0);
+    int fd = ts_request(port, "GET /fields HTTP/1.1\r\nhost: h\r\nX-A: 1\r\nCONTENT-TYPE: t/p\r\n"
+                              "x-a: 2\r\n\r\n",
+                        -1, &r, 0);
     assert_string_equal(r.body, "4 Host=h;X-a=1;Content-type=t/p;X-a=2;");
     ts_response_free(&r);
     ts_close(fd);
-    fd = roundtrip("GET /fields?change HTTP/1.1\r\nHost: t\r\nX-A: 1\r\nB: 2\r\nx-a: 3\r\n\r\n", &r, 0);
+    fd = ts_request(port, "GET /fields?change HTTP/1.1\r\nHost: t\r\nX-A: 1\r\nB: 2\r\nx-a: 3\r\n\r\n",
+                    -1, &r, 0);
     assert_string_equal(r.body, "7 Host=t;X-a=1;B=2;X-a=3;|Host=t;X-a=changed;B=2;");
     ts_response_free(&r);
     ts_close(fd);
@@ -897,14 +857,12 @@ static void test_send_file(void **state) {
         check_file_body(&r, cases[k][0], cases[k][1]);
         ts_response_free(&r);
     }
-    ts_send(fd, "GET /file?c,777,100001 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_roundtrip(fd, "GET /file?c,777,100001 HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_true(r.chunked);
     check_file_body(&r, 777, 100001);
     ts_response_free(&r);
     /* too long for the declared length: refused with nothing sent, then completed */
-    ts_send(fd, "GET /file?t,10,50 HTTP/1.1\r\nHost: t\r\n\r\n", -1);
-    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    ts_roundtrip(fd, "GET /file?t,10,50 HTTP/1.1\r\nHost: t\r\n\r\n", -1, &r, 0);
     assert_int_equal(atomic_load(&send_file_rc), TACHY_ETOOLONG);
     check_file_body(&r, 10, 49);
     ts_response_free(&r);

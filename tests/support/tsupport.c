@@ -35,6 +35,14 @@ int ts_start(tachy_server *srv) {
     return tachy_server_port(srv);
 }
 
+tachy_server *ts_serve(const tachy_options *opt, tachy_handler_fn handler, void *user,
+                       int *port) {
+    tachy_server *srv = ts_server(opt);
+    assert_int_equal(tachy_server_create_context(srv, "/", handler, user, NULL), 0);
+    *port = ts_start(srv);
+    return srv;
+}
+
 void ts_stop(tachy_server *srv) {
     tachy_server_stop(srv, 0);
     tachy_server_destroy(srv);
@@ -253,6 +261,47 @@ int ts_read_response(int fd, ts_response *r, int no_body) {
     return 0;
 }
 
+void ts_roundtrip(int fd, const void *req, ssize_t len, ts_response *r, int no_body) {
+    ts_send(fd, req, len);
+    assert_int_equal(ts_read_response(fd, r, no_body), 0);
+}
+
+void ts_expect_body(int fd, const char *req, const char *body) {
+    ts_response r;
+    ts_roundtrip(fd, req, -1, &r, 0);
+    assert_string_equal(r.body, body);
+    ts_response_free(&r);
+}
+
+int ts_request(int port, const void *req, ssize_t len, ts_response *r, int no_body) {
+    int fd = ts_connect(port);
+    ts_roundtrip(fd, req, len, r, no_body);
+    return fd;
+}
+
+int ts_status(int port, const char *req) {
+    int fd = ts_connect(port);
+    ts_send(fd, req, -1);
+    ts_response r;
+    int st = -1;
+    if (ts_read_response(fd, &r, 0) == 0) {
+        st = r.status;
+        ts_response_free(&r);
+    }
+    ts_close(fd);
+    return st;
+}
+
+void ts_expect_raw(int port, const char *req, const char *expected) {
+    int fd = ts_connect(port);
+    ts_send(fd, req, -1);
+    size_t len;
+    char *raw = ts_read_raw(fd, 1000, &len, NULL);
+    assert_string_equal(raw, expected);
+    free(raw);
+    ts_close(fd);
+}
+
 void ts_response_free(ts_response *r) {
     free(r->head);
     free(r->body);
@@ -294,6 +343,15 @@ int ts_wait_eof(int fd, int timeout_ms) {
     int eof = 0;
     free(ts_read_raw(fd, timeout_ms, NULL, &eof));
     return eof;
+}
+
+void ts_expect_silent_close(int fd, int timeout_ms) {
+    size_t len = 0;
+    int eof = 0;
+    free(ts_read_raw(fd, timeout_ms, &len, &eof));
+    assert_int_equal(len, 0);
+    assert_true(eof);
+    ts_close(fd);
 }
 
 long ts_now_ms(void) {
@@ -364,6 +422,15 @@ int ts_head_value(const char *head, const char *name, char *out, size_t cap) {
 int ts_under_valgrind(void) {
     const char *p = getenv("LD_PRELOAD");
     return p && (strstr(p, "vgpreload") || strstr(p, "valgrind"));
+}
+
+int ts_body_handler(tachy_exchange *ex, void *user) {
+    const char *body = user;
+    size_t n = strlen(body);
+    tachy_exchange_send_response_headers(ex, 200, (int64_t)n);
+    tachy_exchange_write(ex, body, n);
+    tachy_exchange_close(ex);
+    return 0;
 }
 
 int ts_named_handler(tachy_exchange *ex, void *user) {

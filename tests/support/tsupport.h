@@ -17,6 +17,10 @@
 tachy_server *ts_server(const tachy_options *opt);
 /* Starts srv and returns its port. */
 int ts_start(tachy_server *srv);
+/* A started server (opt NULL = defaults) whose one context "/" runs handler with user;
+ * *port is its port. Fails the test on error. */
+tachy_server *ts_serve(const tachy_options *opt, tachy_handler_fn handler, void *user,
+                       int *port);
 /* Stops (delay 0) and destroys. */
 void ts_stop(tachy_server *srv);
 
@@ -45,6 +49,19 @@ typedef struct ts_response {
  */
 int ts_read_response(int fd, ts_response *r, int no_body);
 void ts_response_free(ts_response *r);
+/* Sends req (len -1 = strlen) on fd and reads one response into *r (no_body as above);
+ * fails the test when none comes. Free r with ts_response_free. */
+void ts_roundtrip(int fd, const void *req, ssize_t len, ts_response *r, int no_body);
+/* ts_roundtrip of req (a C string) whose response must have exactly this body. */
+void ts_expect_body(int fd, const char *req, const char *body);
+/* The same on a new connection to port (ts_connect); returns its fd, still open. */
+int ts_request(int port, const void *req, ssize_t len, ts_response *r, int no_body);
+/* One request on a new connection: the response's status, -1 when none came (no test
+ * failure: for tables of requests that may be refused by closing). Closes the connection. */
+int ts_status(int port, const char *req);
+/* One request on a new connection: fails the test unless the bytes that come back within
+ * 1 s of silence are exactly `expected` (the whole response). Closes the connection. */
+void ts_expect_raw(int port, const char *req, const char *expected);
 /* The value of a header in r (case-insensitive name), or NULL. Points into r->head. */
 const char *ts_header(const ts_response *r, const char *name, char *out, size_t cap);
 
@@ -53,6 +70,9 @@ const char *ts_header(const ts_response *r, const char *name, char *out, size_t 
 char *ts_read_raw(int fd, int timeout_ms, size_t *len, int *eof);
 /* 1 if the peer closes fd within timeout_ms (no further bytes expected), 0 otherwise. */
 int ts_wait_eof(int fd, int timeout_ms);
+/* Fails the test unless the peer closes fd within timeout_ms without sending a byte (no
+ * response); then closes fd. */
+void ts_expect_silent_close(int fd, int timeout_ms);
 /* Closes fd and forgets its buffered bytes. */
 void ts_close(int fd);
 
@@ -69,6 +89,9 @@ int ts_head_value(const char *head, const char *name, char *out, size_t cap);
 /* 1 when the test runs under valgrind (everything is ~20x slower: time bounds widen). */
 int ts_under_valgrind(void);
 
+/* A handler answering 200 with user (a C string) as a fixed-length body; it reads nothing
+ * of the request body (what is left is the server's to drain or to close on). */
+int ts_body_handler(tachy_exchange *ex, void *user);
 /* A handler answering "<name>:<path>" (200), name being the user pointer (a C string). */
 int ts_named_handler(tachy_exchange *ex, void *user);
 /* GET path on a new connection; returns the body (malloc'ed) or NULL; *status is the
