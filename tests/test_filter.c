@@ -23,23 +23,26 @@
 
 /* ---- base64 ------------------------------------------------------------------------- */
 
+/* {plain, base64}: RFC 4648 10's test vectors and the nonce of RFC 6455 1.3. */
+static const char *const b64_vectors[][2] = {
+    {"", ""},
+    {"f", "Zg=="},
+    {"fo", "Zm8="},
+    {"foo", "Zm9v"},
+    {"foob", "Zm9vYg=="},
+    {"fooba", "Zm9vYmE="},
+    {"foobar", "Zm9vYmFy"},
+    {"the sample nonce", "dGhlIHNhbXBsZSBub25jZQ=="},
+};
+
 static void base64_encode_rfc4648_vectors(void **state) {
     (void)state;
-    static const char *const v[][2] = {
-        {"", ""},
-        {"f", "Zg=="},
-        {"fo", "Zm8="},
-        {"foo", "Zm9v"},
-        {"foob", "Zm9vYg=="},
-        {"fooba", "Zm9vYmE="},
-        {"foobar", "Zm9vYmFy"},
-        {"the sample nonce", "dGhlIHNhbXBsZSBub25jZQ=="}, /* RFC 6455 1.3 */
-    };
     char out[64];
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        size_t n = tachy__base64_encode((const unsigned char *)v[i][0], strlen(v[i][0]), out);
-        assert_int_equal(n, strlen(v[i][1]));
-        assert_string_equal(out, v[i][1]);
+    for (size_t i = 0; i < sizeof b64_vectors / sizeof b64_vectors[0]; i++) {
+        const char *plain = b64_vectors[i][0], *b64 = b64_vectors[i][1];
+        size_t n = tachy__base64_encode((const unsigned char *)plain, strlen(plain), out);
+        assert_int_equal(n, strlen(b64));
+        assert_string_equal(out, b64);
     }
     const unsigned char bin[] = {0xfb, 0xff, 0xfe, 0x00, 0x3e};
     assert_int_equal(tachy__base64_encode(bin, sizeof bin, out), 8);
@@ -48,20 +51,12 @@ static void base64_encode_rfc4648_vectors(void **state) {
 
 static void base64_decode_rfc4648_vectors(void **state) {
     (void)state;
-    static const char *const v[][2] = {
-        {"", ""},
-        {"f", "Zg=="},
-        {"fo", "Zm8="},
-        {"foo", "Zm9v"},
-        {"foob", "Zm9vYg=="},
-        {"fooba", "Zm9vYmE="},
-        {"foobar", "Zm9vYmFy"},
-    };
     unsigned char out[64];
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        ssize_t n = tachy__base64_decode(v[i][1], strlen(v[i][1]), out);
-        assert_int_equal(n, (ssize_t)strlen(v[i][0]));
-        assert_memory_equal(out, v[i][0], (size_t)n);
+    for (size_t i = 0; i < sizeof b64_vectors / sizeof b64_vectors[0]; i++) {
+        const char *plain = b64_vectors[i][0], *b64 = b64_vectors[i][1];
+        ssize_t n = tachy__base64_decode(b64, strlen(b64), out);
+        assert_int_equal(n, (ssize_t)strlen(plain));
+        assert_memory_equal(out, plain, (size_t)n);
     }
     assert_int_equal(tachy__base64_decode("+//+AD4=", 8, out), 5);
     assert_memory_equal(out, "\xfb\xff\xfe\x00\x3e", 5);
@@ -251,18 +246,32 @@ static int reset_trace(void **state) {
     return 0;
 }
 
+/* Builds a chain from kinds (one letter per filter: f = full filter running full_fn, b = a
+ * before-hook, a = an after-hook, both hook_fn) with fakes[i] as filter i's user, runs it
+ * before the handler and checks its result and the trace it leaves; then destroys it. */
+static void expect_chain(const char *kinds, fake *fakes, int want_rc, const char *want_trace) {
+    tachy_filter *fs[8];
+    size_t n = strlen(kinds);
+    assert_true(n <= sizeof fs / sizeof *fs);
+    for (size_t i = 0; i < n; i++) {
+        int rc = kinds[i] == 'f'   ? tachy_filter_create(&fs[i], "full", full_fn, &fakes[i], NULL)
+                 : kinds[i] == 'b' ? tachy_filter_create_before(&fs[i], "before", hook_fn,
+                                                                &fakes[i], NULL)
+                                   : tachy_filter_create_after(&fs[i], "after", hook_fn,
+                                                               &fakes[i], NULL);
+        assert_int_equal(rc, 0);
+    }
+    trace[0] = '\0';
+    assert_int_equal(tachy__chain_run(fs, n, handler_fn, &handler_rc, DUMMY_EX), want_rc);
+    assert_string_equal(trace, want_trace);
+    for (size_t i = 0; i < n; i++)
+        tachy_filter_destroy(fs[i]);
+}
+
 static void chain_runs_filters_in_order_then_handler(void **state) {
     (void)state;
-    fake f1 = {"F1", 0, 1}, b = {"B", 0, 0}, a = {"A", 0, 0}, f2 = {"F2", 0, 1};
-    tachy_filter *fs[4];
-    assert_int_equal(tachy_filter_create(&fs[0], "first", full_fn, &f1, NULL), 0);
-    assert_int_equal(tachy_filter_create_before(&fs[1], "before", hook_fn, &b, NULL), 0);
-    assert_int_equal(tachy_filter_create_after(&fs[2], "after", hook_fn, &a, NULL), 0);
-    assert_int_equal(tachy_filter_create(&fs[3], "second", full_fn, &f2, NULL), 0);
-    assert_int_equal(tachy__chain_run(fs, 4, handler_fn, &handler_rc, DUMMY_EX), 0);
-    assert_string_equal(trace, "F1>B F2>H <F2 A <F1 ");
-    for (int i = 0; i < 4; i++)
-        tachy_filter_destroy(fs[i]);
+    fake f[] = {{"F1", 0, 1}, {"B", 0, 0}, {"A", 0, 0}, {"F2", 0, 1}};
+    expect_chain("fbaf", f, 0, "F1>B F2>H <F2 A <F1 ");
 }
 
 static void empty_chain_runs_the_handler(void **state) {
@@ -276,47 +285,26 @@ static void empty_chain_runs_the_handler(void **state) {
 
 static void failing_before_filter_stops_the_chain(void **state) {
     (void)state;
-    fake a = {"A", 0, 0}, b = {"B", -5, 0}, f = {"F", 0, 1};
-    tachy_filter *fs[3];
-    assert_int_equal(tachy_filter_create_after(&fs[0], "after", hook_fn, &a, NULL), 0);
-    assert_int_equal(tachy_filter_create_before(&fs[1], "before", hook_fn, &b, NULL), 0);
-    assert_int_equal(tachy_filter_create(&fs[2], "full", full_fn, &f, NULL), 0);
-    assert_int_equal(tachy__chain_run(fs, 3, handler_fn, &handler_rc, DUMMY_EX), -5);
     /* neither the rest nor the handler nor the after-hook (Java: the exception skips it) */
-    assert_string_equal(trace, "B ");
-    for (int i = 0; i < 3; i++)
-        tachy_filter_destroy(fs[i]);
+    fake f[] = {{"A", 0, 0}, {"B", -5, 0}, {"F", 0, 1}};
+    expect_chain("abf", f, -5, "B ");
 }
 
 static void handler_failure_skips_after_hooks(void **state) {
     (void)state;
-    fake a = {"A", 0, 0}, f = {"F", 0, 1};
-    tachy_filter *fs[2];
+    fake f[] = {{"F", 0, 1}, {"A", 0, 0}};
     handler_rc = TACHY_EIO;
-    assert_int_equal(tachy_filter_create(&fs[0], "full", full_fn, &f, NULL), 0);
-    assert_int_equal(tachy_filter_create_after(&fs[1], "after", hook_fn, &a, NULL), 0);
-    assert_int_equal(tachy__chain_run(fs, 2, handler_fn, &handler_rc, DUMMY_EX), TACHY_EIO);
-    assert_string_equal(trace, "F>H <F ");
+    expect_chain("fa", f, TACHY_EIO, "F>H <F ");
     /* an after-hook's own failure is the chain's result */
-    trace[0] = '\0';
     handler_rc = 0;
-    a.rc = -9;
-    assert_int_equal(tachy__chain_run(fs, 2, handler_fn, &handler_rc, DUMMY_EX), -9);
-    assert_string_equal(trace, "F>H A <F ");
-    for (int i = 0; i < 2; i++)
-        tachy_filter_destroy(fs[i]);
+    f[1].rc = -9;
+    expect_chain("fa", f, -9, "F>H A <F ");
 }
 
 static void filter_may_answer_without_continuing(void **state) {
     (void)state;
-    fake stop = {"S", 0, 0}, b = {"B", 0, 0};
-    tachy_filter *fs[2];
-    assert_int_equal(tachy_filter_create(&fs[0], "stop", full_fn, &stop, NULL), 0);
-    assert_int_equal(tachy_filter_create_before(&fs[1], "before", hook_fn, &b, NULL), 0);
-    assert_int_equal(tachy__chain_run(fs, 2, handler_fn, &handler_rc, DUMMY_EX), 0);
-    assert_string_equal(trace, "S><S ");
-    for (int i = 0; i < 2; i++)
-        tachy_filter_destroy(fs[i]);
+    fake f[] = {{"S", 0, 0}, {"B", 0, 0}};
+    expect_chain("fb", f, 0, "S><S ");
 }
 
 static int twice_fn(tachy_exchange *ex, tachy_chain *chain, void *user) {
