@@ -1212,64 +1212,44 @@ static void close_from_another_thread(void **state) {
     release_held();
 }
 
+/* Every case, in order; SERVE_ONLY: the ones that pin tachy_ws_serve's blocking
+ * slow-client policy (attached sockets queue instead: test_ws_crowd.c). */
+#define WS_SOCKET_CASES(BOTH, SERVE_ONLY) \
+    BOTH(handshake_ok_with_subprotocol) \
+    BOTH(handshake_refusals) \
+    BOTH(echo_text_and_binary_of_all_lengths) \
+    BOTH(frames_arriving_byte_by_byte) \
+    BOTH(fragmented_message_with_control_frames_between) \
+    BOTH(deliver_fragments_mode_echoes_pieces) \
+    BOTH(ping_pong) \
+    BOTH(close_with_and_without_code) \
+    BOTH(bad_close_frames) \
+    BOTH(server_initiated_close) \
+    BOTH(data_after_close_is_ignored) \
+    BOTH(protocol_errors_are_1002) \
+    BOTH(invalid_utf8_is_1007) \
+    BOTH(utf8_checked_while_a_frame_arrives) \
+    BOTH(too_big_is_1009) \
+    BOTH(permessage_deflate_echo) \
+    BOTH(deflate_negotiation_variants) \
+    BOTH(decompression_bomb_is_1009) \
+    BOTH(broadcast_from_another_thread) \
+    SERVE_ONLY(slow_client_is_dropped) \
+    BOTH(broadcast_to_many_clients_intact) \
+    BOTH(broadcast_skips_closed_and_busy) \
+    SERVE_ONLY(broadcast_stuck_client_is_dropped_without_stalling_others) \
+    BOTH(server_pings_and_drops_silent_peers) \
+    BOTH(idle_peer_is_closed_with_1001) \
+    BOTH(close_from_another_thread)
+
+#define WS_CASE(t) cmocka_unit_test(t),
+#define WS_SKIP(t)
+
 int main(void) {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(handshake_ok_with_subprotocol),
-        cmocka_unit_test(handshake_refusals),
-        cmocka_unit_test(echo_text_and_binary_of_all_lengths),
-        cmocka_unit_test(frames_arriving_byte_by_byte),
-        cmocka_unit_test(fragmented_message_with_control_frames_between),
-        cmocka_unit_test(deliver_fragments_mode_echoes_pieces),
-        cmocka_unit_test(ping_pong),
-        cmocka_unit_test(close_with_and_without_code),
-        cmocka_unit_test(bad_close_frames),
-        cmocka_unit_test(server_initiated_close),
-        cmocka_unit_test(data_after_close_is_ignored),
-        cmocka_unit_test(protocol_errors_are_1002),
-        cmocka_unit_test(invalid_utf8_is_1007),
-        cmocka_unit_test(utf8_checked_while_a_frame_arrives),
-        cmocka_unit_test(too_big_is_1009),
-        cmocka_unit_test(permessage_deflate_echo),
-        cmocka_unit_test(deflate_negotiation_variants),
-        cmocka_unit_test(decompression_bomb_is_1009),
-        cmocka_unit_test(broadcast_from_another_thread),
-        cmocka_unit_test(slow_client_is_dropped),
-        cmocka_unit_test(broadcast_to_many_clients_intact),
-        cmocka_unit_test(broadcast_skips_closed_and_busy),
-        cmocka_unit_test(broadcast_stuck_client_is_dropped_without_stalling_others),
-        cmocka_unit_test(server_pings_and_drops_silent_peers),
-        cmocka_unit_test(idle_peer_is_closed_with_1001),
-        cmocka_unit_test(close_from_another_thread),
-    };
+    const struct CMUnitTest tests[] = {WS_SOCKET_CASES(WS_CASE, WS_CASE)};
     int failed = cmocka_run_group_tests_name("ws_socket", tests, setup, teardown);
-    /* The same cases on attached connections, except the two that pin tachy_ws_serve's
-     * blocking slow-client policy (attached sockets queue instead: test_ws_crowd.c). */
-    const struct CMUnitTest attached[] = {
-        cmocka_unit_test(handshake_ok_with_subprotocol),
-        cmocka_unit_test(handshake_refusals),
-        cmocka_unit_test(echo_text_and_binary_of_all_lengths),
-        cmocka_unit_test(frames_arriving_byte_by_byte),
-        cmocka_unit_test(fragmented_message_with_control_frames_between),
-        cmocka_unit_test(deliver_fragments_mode_echoes_pieces),
-        cmocka_unit_test(ping_pong),
-        cmocka_unit_test(close_with_and_without_code),
-        cmocka_unit_test(bad_close_frames),
-        cmocka_unit_test(server_initiated_close),
-        cmocka_unit_test(data_after_close_is_ignored),
-        cmocka_unit_test(protocol_errors_are_1002),
-        cmocka_unit_test(invalid_utf8_is_1007),
-        cmocka_unit_test(utf8_checked_while_a_frame_arrives),
-        cmocka_unit_test(too_big_is_1009),
-        cmocka_unit_test(permessage_deflate_echo),
-        cmocka_unit_test(deflate_negotiation_variants),
-        cmocka_unit_test(decompression_bomb_is_1009),
-        cmocka_unit_test(broadcast_from_another_thread),
-        cmocka_unit_test(broadcast_to_many_clients_intact),
-        cmocka_unit_test(broadcast_skips_closed_and_busy),
-        cmocka_unit_test(server_pings_and_drops_silent_peers),
-        cmocka_unit_test(idle_peer_is_closed_with_1001),
-        cmocka_unit_test(close_from_another_thread),
-    };
+    /* The same cases on attached connections, except the SERVE_ONLY ones. */
+    const struct CMUnitTest attached[] = {WS_SOCKET_CASES(WS_CASE, WS_SKIP)};
     attach_mode = 1;
     failed += cmocka_run_group_tests_name("ws_socket_attached", attached, setup, teardown);
     return failed;
