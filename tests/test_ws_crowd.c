@@ -265,16 +265,46 @@ static void wait_count(atomic_int *c, int n, long limit_ms) {
         ts_sleep_ms(5);
 }
 
-/* ---- tests ---------------------------------------------------------------------------------- */
-
-static void five_thousand_open_sockets_hold_no_threads(void **state) {
-    (void)state;
+/* A crowd test's start: skipped without the file descriptors for it; the open and close
+ * counts from 0; CROWD sockets upgraded on path. */
+static int *crowd_begin(const char *path) {
     if (!fd_limit_ok)
         skip();
     atomic_store(&opened, 0);
     atomic_store(&closed_n, 0);
+    return open_crowd(path, CROWD);
+}
+
+/* A crowd test's end: closes the sockets on our side, waits (bounded) for on_close of each
+ * and for the server to let the connections go. */
+static void crowd_end(int *fds) {
+    for (int i = 0; i < CROWD; i++)
+        close(fds[i]);
+    free(fds);
+    wait_count(&closed_n, CROWD, 10000);
+    long end = ts_now_ms() + 5000;
+    while (tachy_server_connection_count(srv) > 0 && ts_now_ms() < end)
+        ts_sleep_ms(10);
+}
+
+/* Reads one frame from fd: it must be a whole opcode-op frame with exactly these bytes. */
+static void expect_frame(int fd, int op, const void *data, size_t len) {
+    int got_op;
+    uint8_t *d;
+    size_t n;
+    assert_int_equal(read_frame(fd, &got_op, &d, &n), 0);
+    assert_int_equal(got_op, op);
+    assert_int_equal(n, len);
+    assert_memory_equal(d, data, len);
+    free(d);
+}
+
+/* ---- tests ---------------------------------------------------------------------------------- */
+
+static void five_thousand_open_sockets_hold_no_threads(void **state) {
+    (void)state;
     int before = threads_now();
-    int *fds = open_crowd("/echo", CROWD);
+    int *fds = crowd_begin("/echo");
     wait_count(&opened, CROWD, 10000);
     assert_int_equal(atomic_load(&opened), CROWD);
     assert_int_equal(tachy_server_connection_count(srv), CROWD);
@@ -300,38 +330,18 @@ static void five_thousand_open_sockets_hold_no_threads(void **state) {
     for (int i = 0; i < CROWD; i += 50) {
         char msg[32];
         int n = snprintf(msg, sizeof msg, "hello %d", i);
-        int op;
-        uint8_t *d;
-        size_t len;
-        assert_int_equal(read_frame(fds[i], &op, &d, &len), 0);
-        assert_int_equal(op, 1);
-        assert_int_equal(len, (size_t)n);
-        assert_memory_equal(d, msg, len);
-        free(d);
-        assert_int_equal(read_frame(fds[i], &op, &d, &len), 0);
-        assert_int_equal(len, 6);
-        assert_memory_equal(d, "second", 6);
-        free(d);
+        expect_frame(fds[i], 1, msg, (size_t)n);
+        expect_frame(fds[i], 1, "second", 6);
     }
     assert_true(threads_now() <= limit);
     assert_int_equal(atomic_load(&in_callback_overlap), 0);
-    for (int i = 0; i < CROWD; i++)
-        close(fds[i]);
-    free(fds);
-    wait_count(&closed_n, CROWD, 10000);
+    crowd_end(fds);
     assert_int_equal(atomic_load(&closed_n), CROWD); /* on_close for every one (1006) */
-    long end2 = ts_now_ms() + 5000;
-    while (tachy_server_connection_count(srv) > 0 && ts_now_ms() < end2)
-        ts_sleep_ms(10);
 }
 
 static void a_timer_per_socket_reaches_every_socket(void **state) {
     (void)state;
-    if (!fd_limit_ok)
-        skip();
-    atomic_store(&opened, 0);
-    atomic_store(&closed_n, 0);
-    int *fds = open_crowd("/once", CROWD);
+    int *fds = crowd_begin("/once");
     int got = 0;
     for (int i = 0; i < CROWD; i++) {
         int op;
@@ -344,13 +354,7 @@ static void a_timer_per_socket_reaches_every_socket(void **state) {
     }
     assert_int_equal(got, CROWD);
     assert_int_equal(tachy_timer_pending(srv), 0);
-    for (int i = 0; i < CROWD; i++)
-        close(fds[i]);
-    free(fds);
-    wait_count(&closed_n, CROWD, 10000);
-    long end = ts_now_ms() + 5000; /* the sockets are closed on our side too: let them go */
-    while (tachy_server_connection_count(srv) > 0 && ts_now_ms() < end)
-        ts_sleep_ms(10);
+    crowd_end(fds);
 }
 
 static tachy_ws *wait_held(void) {
