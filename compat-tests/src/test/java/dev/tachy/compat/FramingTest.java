@@ -25,6 +25,20 @@ import org.junit.jupiter.params.ParameterizedTest;
 /** Scenario 1: response and request body framing. */
 class FramingTest {
 
+    /** One step of a handler that may fail with an IOException; returns what it did. */
+    interface IoStep {
+        String run() throws IOException;
+    }
+
+    /** Runs step in the handler and tells result its label, or "IOException" when it threw one. */
+    static void record(BlockingQueue<String> result, IoStep step) {
+        try {
+            result.add(step.run());
+        } catch (IOException e) {
+            result.add("IOException");
+        }
+    }
+
     static byte[] randomBytes(int n, long seed) {
         byte[] b = new byte[n];
         new Random(seed).nextBytes(b);
@@ -110,12 +124,10 @@ class FramingTest {
         try (TestServer s = TestServer.start(ex -> {
                     ex.sendResponseHeaders(200, -1);
                     OutputStream os = ex.getResponseBody();
-                    try {
+                    record(writeResult, () -> {
                         os.write('x');
-                        writeResult.add("written");
-                    } catch (IOException e) {
-                        writeResult.add("IOException");
-                    }
+                        return "written";
+                    });
                     ex.close();
                 });
                 RawClient c = s.raw()) {
@@ -137,12 +149,10 @@ class FramingTest {
         try (TestServer s = TestServer.start(ex -> {
                     ex.sendResponseHeaders(200, 3);
                     OutputStream os = ex.getResponseBody();
-                    try {
+                    record(result, () -> {
                         os.write("abcd".getBytes(StandardCharsets.US_ASCII));
-                        result.add("written");
-                    } catch (IOException e) {
-                        result.add("IOException");
-                    }
+                        return "written";
+                    });
                     ex.close();
                 });
                 RawClient c = s.raw()) {
@@ -158,12 +168,10 @@ class FramingTest {
                     ex.sendResponseHeaders(200, 10);
                     OutputStream os = ex.getResponseBody();
                     os.write("abc".getBytes(StandardCharsets.US_ASCII));
-                    try {
+                    record(result, () -> {
                         os.close();
-                        result.add("closed");
-                    } catch (IOException e) {
-                        result.add("IOException");
-                    }
+                        return "closed";
+                    });
                     ex.close();
                 });
                 RawClient c = s.raw()) {
@@ -227,35 +235,23 @@ class FramingTest {
         }
     }
 
-    @Test
-    void status204WithALengthSendsNoBodyAndNoContentLength() throws Exception {
+    /** 204 and 304 never have a body: a length given for one sends no Content-length, no
+     *  Transfer-encoding, and the connection stays usable. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"204, HTTP/1.1 204 No Content",
+            "304, HTTP/1.1 304 Not Modified"})
+    void bodylessStatusWithALengthSendsNoBodyAndNoFraming(int code, String statusLine) throws Exception {
         try (TestServer s = TestServer.start(ex -> {
-                    ex.sendResponseHeaders(204, 10);
+                    ex.sendResponseHeaders(code, 10);
                     ex.close();
                 });
                 RawClient c = s.raw()) {
             RawClient.Response r = c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read();
-            assertEquals("HTTP/1.1 204 No Content", r.statusLine);
+            assertEquals(statusLine, r.statusLine);
             assertNull(r.header("Content-length"), r.rawHead);
             assertNull(r.header("Transfer-encoding"), r.rawHead);
             RawClient.Response r2 = c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read();
-            assertEquals(204, r2.code);
-        }
-    }
-
-    @Test
-    void status304WithALengthSendsNoBody() throws Exception {
-        try (TestServer s = TestServer.start(ex -> {
-                    ex.sendResponseHeaders(304, 10);
-                    ex.close();
-                });
-                RawClient c = s.raw()) {
-            RawClient.Response r = c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read();
-            assertEquals("HTTP/1.1 304 Not Modified", r.statusLine);
-            assertNull(r.header("Transfer-encoding"), r.rawHead);
-            assertNull(r.header("Content-length"), r.rawHead);
-            RawClient.Response r2 = c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read();
-            assertEquals(304, r2.code);
+            assertEquals(code, r2.code);
         }
     }
 
@@ -376,12 +372,10 @@ class FramingTest {
                     OutputStream os = ex.getResponseBody();
                     os.write('a');
                     os.close();
-                    try {
+                    record(result, () -> {
                         os.write('b');
-                        result.add("written");
-                    } catch (IOException e) {
-                        result.add("IOException");
-                    }
+                        return "written";
+                    });
                 });
                 RawClient c = s.raw()) {
             RawClient.Response r = c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n").read();
@@ -451,14 +445,12 @@ class FramingTest {
             }
             ex.sendResponseHeaders(200, 0);
             OutputStream os = ex.getResponseBody();
-            try {
+            record(handler, () -> {
                 for (int i = 0; i < 8 * 1024; i++) { // up to 512 MiB: never reached
                     os.write(block);
                 }
-                handler.add("wrote everything");
-            } catch (IOException e) {
-                handler.add("IOException");
-            }
+                return "wrote everything";
+            });
             try {
                 ex.close();
             } catch (RuntimeException ignored) {
@@ -479,12 +471,11 @@ class FramingTest {
     void truncatedFixedLengthBodyDoesNotHang() throws Exception {
         BlockingQueue<String> handler = new ArrayBlockingQueue<>(1);
         try (TestServer s = TestServer.start(ex -> {
-            try (InputStream in = ex.getRequestBody()) {
-                byte[] b = in.readAllBytes();
-                handler.add("read " + b.length);
-            } catch (IOException e) {
-                handler.add("IOException");
-            }
+            record(handler, () -> {
+                try (InputStream in = ex.getRequestBody()) {
+                    return "read " + in.readAllBytes().length;
+                }
+            });
             try {
                 ex.sendResponseHeaders(200, -1);
             } catch (IOException ignored) {
@@ -510,12 +501,12 @@ class FramingTest {
     void clientAbortingMidChunkDoesNotHang() throws Exception {
         BlockingQueue<String> handler = new ArrayBlockingQueue<>(1);
         try (TestServer s = TestServer.start(ex -> {
-            try (InputStream in = ex.getRequestBody()) {
-                in.readAllBytes();
-                handler.add("read");
-            } catch (IOException e) {
-                handler.add("IOException");
-            }
+            record(handler, () -> {
+                try (InputStream in = ex.getRequestBody()) {
+                    in.readAllBytes();
+                    return "read";
+                }
+            });
             try {
                 ex.sendResponseHeaders(200, -1);
             } catch (IOException ignored) {
