@@ -17,9 +17,11 @@
 #                 without one (java/target/tachy-httpserver-*.jar is tried) it is left out
 #
 # Server on core 0, load on core 1 (wrk, h2load --h1, bench/wsload), alternating rounds,
-# medians. Output: bench/results/arena-<UTC timestamp>/ with table.md, chart.png,
-# results.json and raw/ (every load output and server log; raw/ is not committed).
-# Only 127.0.0.1 is used; every server started is stopped when the run ends.
+# medians. Output: bench/results/arena-<UTC timestamp>/ with table.md (committed) and raw/
+# (not committed: every load output and server log, results.json, chart.png, env.txt).
+# Only 127.0.0.1 is used; every server started is stopped when the run ends. On the machine
+# that ran it, `bench/lib/arena_bench.py --render --out DIR` rewrites DIR/table.md and
+# DIR/raw/chart.png from DIR/raw/results.json (a clone has table.md only).
 set -euo pipefail
 BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH/.." && pwd)"
@@ -102,7 +104,7 @@ fi
     echo "git: $(git rev-parse --short HEAD 2>/dev/null) $(git status --porcelain 2>/dev/null | wc -l) changed files"
     echo "h2o: $(h2o --version 2>&1 | head -1)"; echo "nginx: $(nginx -v 2>&1)"; echo "wrk: $(wrk -v 2>&1 | head -1)"
     echo "h2load: $(h2load --version 2>&1 | head -1)"
-  } > "$OUT/env.txt"
+  } > "$OUT/raw/env.txt"
 )
 
 ARGS=(--build "$BUILD" --out "$OUT" --rounds "$ROUNDS" --duration "$DURATION" --cert "$CERT/server.crt"
@@ -113,6 +115,6 @@ ARGS=(--build "$BUILD" --out "$OUT" --rounds "$ROUNDS" --duration "$DURATION" --
 [ -n "$JAVA_CMD" ] && ARGS+=(--java-cmd "$JAVA_CMD")
 [ -n "$FS_BEFORE_BIN" ] && ARGS+=(--fs-before "$FS_BEFORE_BIN")
 /usr/bin/python3 "$BENCH/lib/arena_bench.py" "${ARGS[@]}"
-echo "load average after: $(cat /proc/loadavg)" >> "$OUT/env.txt"
-say "results: $OUT/table.md and chart.png"
+echo "load average after: $(cat /proc/loadavg)" >> "$OUT/raw/env.txt"
+say "results: $OUT/table.md (chart, data, logs: $OUT/raw/)"
 cat "$OUT/table.md"

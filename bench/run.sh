@@ -243,7 +243,7 @@ mkdir -p "$STATIC"
   [ -x "$JAVA_HOME25/bin/java" ] && "$JAVA_HOME25/bin/java" -version 2>&1
   (cd "$ROOT" && git rev-parse HEAD 2>/dev/null && git status --short 2>/dev/null | head -20) || true
   echo "tachy build: ${BUILD:-none}"; echo "tachy jar: ${JAR:-none}"
-} >"$OUT/env.txt" 2>&1
+} >"$OUT/raw/env.txt" 2>&1
 
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
@@ -267,7 +267,7 @@ else
   say "no matplotlib: no chart"
 fi
 cp "$OUT/table.md" "$BENCH/results/latest.md"
-[ -f "$OUT/chart.png" ] && cp "$OUT/chart.png" "$BENCH/results/latest.png"
+[ -f "$OUT/raw/chart.png" ] && cp "$OUT/raw/chart.png" "$BENCH/results/latest.png"
 sed -i "s#^Raw outputs: .*#&\n\nChart: ![chart](latest.png)#" "$BENCH/results/latest.md" 2>/dev/null || true
 # a --full run (or --update-readme) refreshes the table in bench/README.md
 if [ "$MODE" = full ] || [ "$UPDATE_README" = 1 ]; then
@@ -278,7 +278,7 @@ t = open(table).read()
 t = re.sub(r"^# (.*)$", r"#### \1", t, count=1, flags=re.M)          # demote the title
 t = re.sub(r"^## ", "#### ", t, flags=re.M)
 t = t.replace("`bench/results/", "`results/")
-t += f"\n![chart]({rel}/chart.png)\n"
+t += "\nChart: `results/latest.png` while no later run has replaced it (this run's own: `" + rel + "/raw/chart.png`, local)\n"
 r = open(readme).read()
 a, b = "<!-- bench:latest:start -->", "<!-- bench:latest:end -->"
 i, j = r.index(a) + len(a), r.index(b)

@@ -8,7 +8,8 @@ servers (A B C A B C ...); every figure is the median over the rounds (min-max b
 CPU per request = server utime+stime (/proc/PID/stat, all threads, the process and its
 children: nginx's worker, h2o's helpers) over the load / completed requests.
 
-Writes OUT/table.md, OUT/chart.png, OUT/results.json and OUT/raw/ (every load output).
+Writes OUT/table.md (the summary kept in git) and OUT/raw/ (local only: every load output and
+server log, results.json, chart.png).
 """
 import argparse
 import json
@@ -236,10 +237,10 @@ def main():
     ap.add_argument("--cert", default="")
     ap.add_argument("--key", default="")
     ap.add_argument("--render", action="store_true",
-                    help="only re-render OUT/table.md and chart.png from OUT/results.json")
+                    help="only re-render OUT/table.md and OUT/raw/chart.png from OUT/raw/results.json")
     a = ap.parse_args()
     if a.render:
-        with open(os.path.join(a.out, "results.json")) as f:
+        with open(os.path.join(a.out, "raw", "results.json")) as f:
             saved = json.load(f)
         a.rounds, a.duration = saved["rounds_n"], saved["duration"]
         write_table(a, saved["summary"], saved["notes"])
@@ -342,7 +343,7 @@ def main():
             for sname, rs in by.items():
                 ratios = [x["cpu_us"] / y["cpu_us"] for x, y in zip(rs, by[ref]) if x and y]
                 summary[pname][sname][f"x_{ref}"] = med(ratios)
-    with open(os.path.join(a.out, "results.json"), "w") as f:
+    with open(os.path.join(a.out, "raw", "results.json"), "w") as f:
         json.dump(dict(summary=summary, rounds=results, notes=notes, duration=a.duration,
                        rounds_n=a.rounds), f, indent=1)
     write_table(a, summary, notes)
@@ -418,7 +419,7 @@ def write_chart(a, summary):
     ax.set_title("HttpArena profiles at local scale: server on core 0, load on core 1")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(os.path.join(a.out, "chart.png"), dpi=110)
+    fig.savefig(os.path.join(a.out, "raw", "chart.png"), dpi=110)
 
 
 if __name__ == "__main__":

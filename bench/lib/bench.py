@@ -547,8 +547,8 @@ def render_md(results, summ):
     L.append("")
     L.extend(targets(results, summ))
     L.append("")
-    L.append(f"Raw outputs: `{m['outdir_rel']}/raw/` (local, not committed) · data: `{m['outdir_rel']}/results.json` · "
-             f"chart: `{m['outdir_rel']}/chart.png`")
+    L.append(f"Raw outputs: `{m['outdir_rel']}/raw/` (local, not committed: the load and server logs, "
+             "results.json, chart.png, env.txt)")
     return "\n".join(L) + "\n"
 
 
@@ -880,7 +880,7 @@ def main():
                     else:
                         log(f"{prof} r{rnd} {s.name}: {r['req_s']:.0f} req/s, {r['cpu_us_per_req']:.2f} µs/req, "
                             f"p99 {r['p99_us']} µs, max {r['max_us']} µs, err {r['errors']}/{r['non2xx']}, rss {r['rss_load_kb']} kB")
-                    with open(os.path.join(a.outdir, "results.json"), "w") as f:
+                    with open(os.path.join(a.outdir, "raw", "results.json"), "w") as f:
                         json.dump(results, f, indent=1)
         for s in live:
             if s.proc is None or s.proc.poll() is not None:
@@ -900,7 +900,7 @@ def main():
                     results["servers"][s.name]["tickstats"] = json.loads(line.split(" ", 1)[1])
         except (OSError, ValueError):
             pass
-    with open(os.path.join(a.outdir, "results.json"), "w") as f:
+    with open(os.path.join(a.outdir, "raw", "results.json"), "w") as f:
         json.dump(results, f, indent=1)
     summ = summarize(results)
     md = render_md(results, summ)
@@ -912,7 +912,7 @@ def main():
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--render":
         d = sys.argv[2]
-        res = json.load(open(os.path.join(d, "results.json")))
+        res = json.load(open(os.path.join(d, "raw", "results.json")))
         sys.stdout.write(render_md(res, summarize(res)))
     else:
         main()

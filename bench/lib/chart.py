@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draw bench/results/<run>/chart.png from results.json (needs matplotlib:
+"""Draw bench/results/<run>/raw/chart.png from raw/results.json (needs matplotlib:
 Debian python3-matplotlib, installed by bench/run.sh).
 
 Top: server CPU µs per request (median, min-max whiskers) per profile, log scale.
@@ -16,7 +16,7 @@ import bench  # noqa: E402  (summarize, PROFILES)
 
 
 def main(d):
-    res = json.load(open(os.path.join(d, "results.json")))
+    res = json.load(open(os.path.join(d, "raw", "results.json")))
     summ = bench.summarize(res)
     profs = [p for p in res["profiles"] if summ.get(p)]
     servers = [s for s in res["servers"] if any(s in summ[p] for p in profs)]
@@ -50,7 +50,7 @@ def main(d):
     m = res["meta"]
     axes[0].set_title(f"tachy bench {m['started']} — {m['mode']}, {m['rounds']} rounds × {m['duration_s']} s, "
                       f"server core {bench.SERVER_CORE}, wrk core {bench.LOAD_CORE}")
-    out = os.path.join(d, "chart.png")
+    out = os.path.join(d, "raw", "chart.png")
     fig.savefig(out, dpi=110)
     print("chart:", out)
 
