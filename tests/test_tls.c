@@ -739,20 +739,25 @@ static void chunked_bodies(void **state) {
     tc_close(c);
 }
 
+/* GET path?n on c: the response must be a 200 whose body is n bytes of pattern(). */
+static void expect_pattern_body(tc *c, const char *path, size_t n) {
+    char req[96];
+    snprintf(req, sizeof req, "GET %s?%zu HTTP/1.1\r\nHost: x\r\n\r\n", path, n);
+    tc_sends(c, req);
+    resp r;
+    assert_int_equal(tc_response(c, &r), 0);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(r.body_len, n);
+    check_pattern(&r);
+    resp_free(&r);
+}
+
 static void large_bodies(void **state) {
     (void)state;
     const size_t n = 8 * 1024 * 1024 + 123;
     tc *c = tc_open(port);
-    char path[64];
-    snprintf(path, sizeof path, "/big?%zu", n);
-    tc_sends(c, "GET ");
-    tc_sends(c, path);
-    tc_sends(c, " HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect_pattern_body(c, "/big", n);
     resp r;
-    assert_int_equal(tc_response(c, &r), 0);
-    assert_int_equal(r.body_len, n);
-    check_pattern(&r);
-    resp_free(&r);
 
     /* 8 MiB up, fixed length, then chunked in 100 KiB chunks. */
     unsigned char *up = malloc(n);
@@ -792,15 +797,7 @@ static void send_file_over_tls(void **state) {
     (void)state;
     const size_t n = 3 * 1024 * 1024 + 5;
     tc *c = tc_open(port);
-    char req[96];
-    snprintf(req, sizeof req, "GET /file?%zu HTTP/1.1\r\nHost: x\r\n\r\n", n);
-    tc_sends(c, req);
-    resp r;
-    assert_int_equal(tc_response(c, &r), 0);
-    assert_int_equal(r.status, 200);
-    assert_int_equal(r.body_len, n);
-    check_pattern(&r);
-    resp_free(&r);
+    expect_pattern_body(c, "/file", n);
     char *again = tc_get(c, "/");
     assert_non_null(again);
     free(again);
