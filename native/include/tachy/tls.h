@@ -18,8 +18,8 @@
  * ClientHello) has arrived, without blocking it: until then, and while the client's next
  * flight is awaited, the connection waits in the server's park set like an idle keep-alive
  * connection. No TLS state exists before the ClientHello is complete, so a connection that
- * sends nothing or part of a ClientHello costs about 1 KB, not the ~46 KB of an SSL object
- * in handshake; at most tachy_tls_config_set_max_handshakes (1024 by default) handshakes
+ * sends nothing or part of a ClientHello costs a few KB (bench/tls_halfopen.sh), not the
+ * ~50 KB of an SSL object in handshake; at most tachy_tls_config_set_max_handshakes (1024 by default) handshakes
  * of a config are in progress at once. The handshake must be done within
  * tls_handshake_time_ms (tachy_options; 10 s, or idle_interval_ms if lower) of accept;
  * after that the connection is closed. A client that sends plain HTTP to the TLS port is
