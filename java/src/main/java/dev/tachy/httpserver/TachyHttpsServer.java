@@ -165,7 +165,7 @@ public final class TachyHttpsServer extends HttpsServer {
             }
             fallbackReason = why;
             TachyHttpServer.LOGGER.log(warnFallback ? Level.WARNING : Level.DEBUG,
-                    "tachy: HTTPS served by the JDK's server: {0}", why);
+                    "tachy: HTTPS served by the JDK''s server: {0}", why);
             fallBack();
             started = true;
         }
