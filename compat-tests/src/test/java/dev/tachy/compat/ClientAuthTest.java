@@ -251,6 +251,12 @@ class ClientAuthTest {
                 if (got.size() == 0) {
                     return "refused: " + e;
                 }
+            } finally {
+                // No resumption on a later connection: a JDK server shares its session cache
+                // through the SSLContext (serverContext serves every test here), and a session
+                // resumed from a client-auth test would carry that test's peer certificate into
+                // another server's exchange.
+                sock.getSession().invalidate();
             }
             if (got.size() == 0) {
                 return "refused: closed without a response";
