@@ -16,8 +16,13 @@
  * back to the JDK's HTTPS server). Java accepts the result only when it is one of the JDK's
  * own KeyStore-backed key managers (TachyTls.keyManager).
  *
- * Threads: config calls on the thread that starts the server; exchangeTls on the thread that
- * owns the exchange (the handler's).
+ * Trust manager (client authentication): likewise SSLContextImpl's private field
+ * trustManager, accepted only when it is the JDK's X509TrustManagerImpl built from a
+ * KeyStore (its pkixParams field null); see n_trust_manager. The trust anchors then cross
+ * as PEM (getAcceptedIssuers()) and the client's chain comes back as DER (peerCertificates).
+ *
+ * Threads: config calls on the thread that starts the server; exchangeTls and
+ * peerCertificates on the thread that owns the exchange (the handler's).
  */
 #include "bridge.h"
 
@@ -33,6 +38,10 @@ static jclass g_string;           /* global ref: java.lang.String (exchangeTls's
 static jfieldID g_context_spi;    /* javax.net.ssl.SSLContext.contextSpi, or NULL */
 static jfieldID g_key_manager;    /* sun.security.ssl.SSLContextImpl.keyManager, or NULL */
 static jclass g_context_impl;     /* global ref: sun.security.ssl.SSLContextImpl, or NULL */
+static jfieldID g_trust_manager;  /* sun.security.ssl.SSLContextImpl.trustManager, or NULL */
+static jclass g_tm_impl;          /* global ref: sun.security.ssl.X509TrustManagerImpl, or NULL */
+static jfieldID g_tm_pkix;        /* X509TrustManagerImpl.pkixParams, or NULL */
+static jclass g_byte_array;       /* global ref: byte[] (peerCertificates' array) */
 
 /* Copies a[0, len) to a malloc'ed buffer; NULL (exception pending or cleared) on failure. */
 static char *copy_bytes(JNIEnv *env, jbyteArray a, size_t *len) {
@@ -163,6 +172,106 @@ static jobjectArray JNICALL n_exchange_tls(JNIEnv *env, jclass cls, jlong exh) {
     return a;
 }
 
+static jint JNICALL n_config_add_client_ca(JNIEnv *env, jclass cls, jlong cfg, jbyteArray pem) {
+    (void)cls;
+    if (pem == NULL) {
+        return TACHY_EINVAL;
+    }
+    size_t len = 0;
+    char *p = copy_bytes(env, pem, &len);
+    if (p == NULL) {
+        return TACHY_ENOMEM;
+    }
+    int rc = tachy_tls_config_add_client_ca_pem(PTR(tachy_tls_config, cfg), p, len);
+    free(p);
+    return rc;
+}
+
+static jint JNICALL n_config_set_client_auth(JNIEnv *env, jclass cls, jlong cfg, jint mode) {
+    (void)env;
+    (void)cls;
+    return tachy_tls_config_set_client_auth(PTR(tachy_tls_config, cfg), mode);
+}
+
+/* The DER of each certificate the client sent (its own first), or null when it sent none. */
+static jobjectArray JNICALL n_peer_certificates(JNIEnv *env, jclass cls, jlong exh) {
+    (void)cls;
+    const tachy_exchange *ex = PTR(const tachy_exchange, exh);
+    jsize n = 0;
+    while (n < 64 && tachy_exchange_tls_peer_certificate(ex, (size_t)n, NULL, 0) > 0) {
+        n++;
+    }
+    if (n == 0) {
+        return NULL;
+    }
+    jobjectArray a = (*env)->NewObjectArray(env, n, g_byte_array, NULL);
+    if (a == NULL) {
+        return NULL; /* OutOfMemoryError pending */
+    }
+    for (jsize i = 0; i < n; i++) {
+        int len = tachy_exchange_tls_peer_certificate(ex, (size_t)i, NULL, 0);
+        unsigned char *der = len > 0 ? malloc((size_t)len) : NULL;
+        if (der == NULL ||
+            tachy_exchange_tls_peer_certificate(ex, (size_t)i, der, (size_t)len) != len) {
+            free(der);
+            return NULL;
+        }
+        jbyteArray b = (*env)->NewByteArray(env, len);
+        if (b != NULL) {
+            (*env)->SetByteArrayRegion(env, b, 0, len, (const jbyte *)der);
+        }
+        free(der);
+        if (b == NULL) {
+            return NULL;
+        }
+        (*env)->SetObjectArrayElement(env, a, i, b);
+        (*env)->DeleteLocalRef(env, b);
+        if ((*env)->ExceptionCheck(env)) {
+            return NULL;
+        }
+    }
+    return a;
+}
+
+/*
+ * The trust manager of a JDK SSLContext when it is the JDK's own KeyStore-backed one (the
+ * trust manager of a TrustManagerFactory "PKIX" or "SunX509" over a KeyStore, or the
+ * default): its trust decisions are then exactly "a chain to one of getAcceptedIssuers()"
+ * (plus checks OpenSSL makes too). null otherwise: another class (a custom trust manager,
+ * or the JDK's wrapper around a plain X509TrustManager), or an X509TrustManagerImpl built
+ * from CertPathTrustManagerParameters (pkixParams set: revocation, custom checkers or
+ * stores, which a CA list cannot express), or a JDK without these fields.
+ */
+static jobject JNICALL n_trust_manager(JNIEnv *env, jclass cls, jobject ctx) {
+    (void)cls;
+    if (ctx == NULL || g_context_spi == NULL || g_trust_manager == NULL || g_tm_pkix == NULL) {
+        return NULL;
+    }
+    jobject spi = (*env)->GetObjectField(env, ctx, g_context_spi);
+    if (spi == NULL || !(*env)->IsInstanceOf(env, spi, g_context_impl)) {
+        return NULL;
+    }
+    jobject tm = (*env)->GetObjectField(env, spi, g_trust_manager);
+    (*env)->DeleteLocalRef(env, spi);
+    if (tm == NULL) {
+        return NULL;
+    }
+    jclass tmc = (*env)->GetObjectClass(env, tm);
+    jboolean jdk = (*env)->IsSameObject(env, tmc, g_tm_impl);
+    (*env)->DeleteLocalRef(env, tmc);
+    if (!jdk) {
+        (*env)->DeleteLocalRef(env, tm);
+        return NULL;
+    }
+    jobject pkix = (*env)->GetObjectField(env, tm, g_tm_pkix);
+    if (pkix != NULL) {
+        (*env)->DeleteLocalRef(env, pkix);
+        (*env)->DeleteLocalRef(env, tm);
+        return NULL;
+    }
+    return tm;
+}
+
 /* The key manager of a JDK SSLContext (see the file comment), or null. */
 static jobject JNICALL n_key_manager(JNIEnv *env, jclass cls, jobject ctx) {
     (void)cls;
@@ -188,6 +297,10 @@ static const JNINativeMethod k_tls_methods[] = {
     {"serverSetTls", "(JJ)I", (void *)n_server_set_tls},
     {"exchangeTls", "(J)[Ljava/lang/String;", (void *)n_exchange_tls},
     {"keyManager", "(Ljavax/net/ssl/SSLContext;)Ljava/lang/Object;", (void *)n_key_manager},
+    {"configAddClientCa", "(J[B)I", (void *)n_config_add_client_ca},
+    {"configSetClientAuth", "(JI)I", (void *)n_config_set_client_auth},
+    {"peerCertificates", "(J)[[B", (void *)n_peer_certificates},
+    {"trustManager", "(Ljavax/net/ssl/SSLContext;)Ljava/lang/Object;", (void *)n_trust_manager},
 };
 
 /* Looks up the JDK's private fields; leaves them NULL (and no exception) if they are gone. */
@@ -201,13 +314,30 @@ static void find_key_manager_fields(JNIEnv *env) {
     if (impl != NULL) {
         g_key_manager =
             (*env)->GetFieldID(env, impl, "keyManager", "Ljavax/net/ssl/X509ExtendedKeyManager;");
-        if (g_key_manager != NULL) {
+        (*env)->ExceptionClear(env);
+        g_trust_manager =
+            (*env)->GetFieldID(env, impl, "trustManager", "Ljavax/net/ssl/X509TrustManager;");
+        (*env)->ExceptionClear(env);
+        if (g_key_manager != NULL || g_trust_manager != NULL) {
             g_context_impl = (*env)->NewGlobalRef(env, impl);
         }
     }
     (*env)->ExceptionClear(env);
     if (g_context_impl == NULL) {
         g_key_manager = NULL;
+        g_trust_manager = NULL;
+    }
+    jclass tm = (*env)->FindClass(env, "sun/security/ssl/X509TrustManagerImpl");
+    if (tm != NULL) {
+        g_tm_pkix = (*env)->GetFieldID(env, tm, "pkixParams",
+                                       "Ljava/security/cert/PKIXBuilderParameters;");
+        if (g_tm_pkix != NULL) {
+            g_tm_impl = (*env)->NewGlobalRef(env, tm);
+        }
+    }
+    (*env)->ExceptionClear(env);
+    if (g_tm_impl == NULL) {
+        g_tm_pkix = NULL;
     }
 }
 
@@ -218,6 +348,10 @@ int tachy_jni__register_tls_natives(JNIEnv *env) {
     }
     jclass str = (*env)->FindClass(env, "java/lang/String");
     if (str == NULL || (g_string = (*env)->NewGlobalRef(env, str)) == NULL) {
+        return JNI_ERR;
+    }
+    jclass bytes = (*env)->FindClass(env, "[B");
+    if (bytes == NULL || (g_byte_array = (*env)->NewGlobalRef(env, bytes)) == NULL) {
         return JNI_ERR;
     }
     find_key_manager_fields(env);
@@ -233,9 +367,19 @@ void tachy_jni__unload_tls_natives(JNIEnv *env) {
         if (g_context_impl != NULL) {
             (*env)->DeleteGlobalRef(env, g_context_impl);
         }
+        if (g_tm_impl != NULL) {
+            (*env)->DeleteGlobalRef(env, g_tm_impl);
+        }
+        if (g_byte_array != NULL) {
+            (*env)->DeleteGlobalRef(env, g_byte_array);
+        }
     }
     g_string = NULL;
     g_context_impl = NULL;
+    g_tm_impl = NULL;
+    g_tm_pkix = NULL;
+    g_trust_manager = NULL;
+    g_byte_array = NULL;
     g_context_spi = NULL;
     g_key_manager = NULL;
 }

@@ -492,6 +492,8 @@ static int setup(void **state) {
     return 0;
 }
 
+static void free_client_material(void);
+
 static int teardown(void **state) {
     (void)state;
     ts_stop(srv);
@@ -503,6 +505,7 @@ static int teardown(void **state) {
     free(cert_pem);
     free(key_pem);
     free(other_key_pem);
+    free_client_material();
     return 0;
 }
 
@@ -1148,6 +1151,391 @@ static void stop_with_open_tls_connections(void **state) {
     tc_close(busy);
 }
 
+/* ---- client certificates (need/wantClientAuth) ------------------------------------------- */
+
+/* A certificate for key, signed by issuer/issuer_key (NULL: self-signed); ca: a CA. */
+static X509 *make_cert(EVP_PKEY *key, const char *cn, X509 *issuer, EVP_PKEY *issuer_key, int ca,
+                       long serial) {
+    X509 *x = X509_new();
+    X509_set_version(x, 2);
+    ASN1_INTEGER_set(X509_get_serialNumber(x), serial);
+    X509_gmtime_adj(X509_getm_notBefore(x), -3600);
+    X509_gmtime_adj(X509_getm_notAfter(x), 86400);
+    X509_set_pubkey(x, key);
+    X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
+                               (const unsigned char *)cn, -1, -1, 0);
+    X509_set_issuer_name(x, X509_get_subject_name(issuer ? issuer : x));
+    X509V3_CTX v3;
+    X509V3_set_ctx_nodb(&v3);
+    X509V3_set_ctx(&v3, issuer ? issuer : x, x, NULL, NULL, 0);
+    const char *ext[][2] = {{"basicConstraints", ca ? "critical,CA:TRUE" : "CA:FALSE"},
+                            {"keyUsage", ca ? "critical,keyCertSign,cRLSign" : "digitalSignature"},
+                            {"extendedKeyUsage", ca ? NULL : "clientAuth"}};
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+        if (!ext[i][1])
+            continue;
+        X509_EXTENSION *e = X509V3_EXT_conf(NULL, &v3, ext[i][0], ext[i][1]);
+        assert_non_null(e);
+        X509_add_ext(x, e, -1);
+        X509_EXTENSION_free(e);
+    }
+    assert_true(X509_sign(x, issuer_key ? issuer_key : key, EVP_sha256()) > 0);
+    return x;
+}
+
+/* Client auth material: root CA -> intermediate CA -> "alice"; an unrelated CA -> "mallory". */
+static X509 *ca_root, *ca_mid, *alice, *rogue_ca, *mallory;
+static EVP_PKEY *alice_key, *mallory_key;
+static SSL_CTX *cctx_alice, *cctx_mallory, *cctx_alice12;
+
+static SSL_CTX *client_ctx(X509 *leaf, EVP_PKEY *key, X509 *extra, int max_version) {
+    SSL_CTX *c = SSL_CTX_new(TLS_client_method());
+    X509_STORE_add_cert(SSL_CTX_get_cert_store(c), cert);
+    SSL_CTX_set_verify(c, SSL_VERIFY_PEER, NULL);
+    if (leaf) {
+        assert_int_equal(SSL_CTX_use_certificate(c, leaf), 1);
+        assert_int_equal(SSL_CTX_use_PrivateKey(c, key), 1);
+    }
+    if (extra)
+        assert_int_equal(SSL_CTX_add1_chain_cert(c, extra), 1);
+    if (max_version)
+        SSL_CTX_set_max_proto_version(c, max_version);
+    return c;
+}
+
+static void make_client_material(void) {
+    if (ca_root)
+        return;
+    EVP_PKEY *root_key = EVP_EC_gen("P-256"), *mid_key = EVP_EC_gen("P-256");
+    EVP_PKEY *rogue_key = EVP_EC_gen("P-256");
+    alice_key = EVP_EC_gen("P-256");
+    mallory_key = EVP_EC_gen("P-256");
+    ca_root = make_cert(root_key, "Test Client Root", NULL, NULL, 1, 10);
+    ca_mid = make_cert(mid_key, "Test Client Intermediate", ca_root, root_key, 1, 11);
+    alice = make_cert(alice_key, "alice", ca_mid, mid_key, 0, 12);
+    rogue_ca = make_cert(rogue_key, "Test Client Root", NULL, NULL, 1, 10); /* same name */
+    mallory = make_cert(mallory_key, "mallory", rogue_ca, rogue_key, 0, 13);
+    cctx_alice = client_ctx(alice, alice_key, ca_mid, 0);
+    cctx_alice12 = client_ctx(alice, alice_key, ca_mid, TLS1_2_VERSION);
+    cctx_mallory = client_ctx(mallory, mallory_key, NULL, 0);
+    EVP_PKEY_free(root_key);
+    EVP_PKEY_free(mid_key);
+    EVP_PKEY_free(rogue_key);
+}
+
+static void free_client_material(void) {
+    X509 *xs[] = {ca_root, ca_mid, alice, rogue_ca, mallory};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+        X509_free(xs[i]);
+    EVP_PKEY_free(alice_key);
+    EVP_PKEY_free(mallory_key);
+    SSL_CTX_free(cctx_alice);
+    SSL_CTX_free(cctx_alice12);
+    SSL_CTX_free(cctx_mallory);
+}
+
+/* /peer: "n=<certificates> <CN of each, comma-separated>" from the DER the server hands out. */
+static int peer(tachy_exchange *ex, void *user) {
+    (void)user;
+    char body[512] = "";
+    size_t off = 0;
+    int n = 0;
+    for (;; n++) {
+        int len = tachy_exchange_tls_peer_certificate(ex, (size_t)n, NULL, 0);
+        if (len <= 0)
+            break;
+        unsigned char *der = malloc((size_t)len);
+        /* Too small a buffer copies nothing and still says how much is needed. */
+        if (tachy_exchange_tls_peer_certificate(ex, (size_t)n, der, (size_t)len - 1) != len ||
+            tachy_exchange_tls_peer_certificate(ex, (size_t)n, der, (size_t)len) != len) {
+            free(der);
+            return reply(ex, 500, "length changed");
+        }
+        const unsigned char *p = der;
+        X509 *x = d2i_X509(NULL, &p, len);
+        free(der);
+        if (!x)
+            return reply(ex, 500, "bad DER");
+        char cn[128] = "?";
+        X509_NAME_get_text_by_NID(X509_get_subject_name(x), NID_commonName, cn, sizeof cn);
+        X509_free(x);
+        off += (size_t)snprintf(body + off, sizeof body - off, "%s%s", n ? "," : " ", cn);
+    }
+    char out[600];
+    snprintf(out, sizeof out, "n=%d%s", n, body);
+    return reply(ex, 200, out);
+}
+
+/* A server that verifies client certificates against the root CA (mode: want/need). */
+static tachy_server *start_client_auth(int mode, int *p) {
+    make_client_material();
+    tachy_tls_config *c;
+    assert_int_equal(tachy_tls_config_create(&c), 0);
+    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    size_t len;
+    char *pem = to_pem(0, ca_root, &len);
+    assert_int_equal(tachy_tls_config_add_client_ca_pem(c, pem, len), 0);
+    free(pem);
+    assert_int_equal(tachy_tls_config_set_client_auth(c, mode), 0);
+    tachy_server *s = start_https(c, NULL, p);
+    tachy_server_create_context(s, "/peer", peer, NULL, NULL);
+    tachy_tls_config_free(c);
+    return s;
+}
+
+/* GET /peer with a client of ctx: the body of a 200 (caller frees), or NULL when the
+ * handshake or the exchange fails (with TLS 1.3 the client learns that its certificate was
+ * refused from the alert that follows its Finished, so at its first read). */
+static char *peer_get(SSL_CTX *ctx, int p) {
+    tc *c = calloc(1, sizeof *c);
+    c->fd = ts_connect(p);
+    c->ssl = SSL_new(ctx);
+    SSL_set_fd(c->ssl, c->fd);
+    SSL_set_tlsext_host_name(c->ssl, "localhost");
+    char *body = NULL;
+    if (SSL_connect(c->ssl) == 1) {
+        const char *req = "GET /peer HTTP/1.1\r\nHost: localhost\r\n\r\n";
+        size_t n = 0;
+        resp r;
+        if (SSL_write_ex(c->ssl, req, strlen(req), &n) == 1 && tc_response(c, &r) == 0) {
+            if (r.status == 200)
+                body = r.body;
+            else
+                resp_free(&r);
+        }
+    }
+    ERR_clear_error();
+    tc_close(c);
+    return body;
+}
+
+static void assert_peer(SSL_CTX *ctx, int p, const char *want) {
+    char *body = peer_get(ctx, p);
+    if (!want) {
+        if (body)
+            fail_msg("served: %s", body);
+        return;
+    }
+    if (!body)
+        fail_msg("not served, want %s", want);
+    assert_string_equal(body, want);
+    free(body);
+}
+
+static void client_auth_config_errors(void **state) {
+    (void)state;
+    tachy_tls_config *c;
+    assert_int_equal(tachy_tls_config_create(&c), 0);
+    assert_int_equal(tachy_tls_config_add_client_ca_pem(NULL, cert_pem, cert_len), TACHY_EINVAL);
+    assert_int_equal(tachy_tls_config_add_client_ca_pem(c, key_pem, key_len), TACHY_EBADCERT);
+    assert_int_equal(tachy_tls_config_add_client_ca_file(c, "/nonexistent/ca.pem"), TACHY_ENOFILE);
+    assert_int_equal(tachy_tls_config_add_client_ca_file(c, cert_path), 0);
+    assert_int_equal(tachy_tls_config_set_client_auth(c, 3), TACHY_EINVAL);
+    assert_int_equal(tachy_tls_config_set_client_auth(c, -1), TACHY_EINVAL);
+    assert_int_equal(tachy_tls_config_set_client_auth(c, TACHY_TLS_CLIENT_AUTH_WANT), 0);
+    assert_int_equal(tachy_tls_config_set_max_handshakes(c, -1), TACHY_EINVAL);
+    assert_int_equal(tachy_tls_config_set_max_handshakes(c, 0), 0);
+    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    tachy_server *s;
+    assert_int_equal(tachy_https_server_create(&s, "127.0.0.1", 0, 0, NULL, c), 0);
+    /* Read-only once a server has it. */
+    assert_int_equal(tachy_tls_config_add_client_ca_pem(c, cert_pem, cert_len), TACHY_ESTATE);
+    assert_int_equal(tachy_tls_config_add_client_ca_file(c, cert_path), TACHY_ESTATE);
+    assert_int_equal(tachy_tls_config_set_client_auth(c, TACHY_TLS_CLIENT_AUTH_NEED), TACHY_ESTATE);
+    assert_int_equal(tachy_tls_config_set_max_handshakes(c, 5), TACHY_ESTATE);
+    tachy_server_destroy(s);
+    tachy_tls_config_free(c);
+    /* Without client authentication no certificate is asked for, so none is seen even from a
+     * client that has one; a plain exchange has none either. */
+    int p;
+    make_client_material();
+    tachy_server *plain = start_https(cfg, NULL, &p);
+    tachy_server_create_context(plain, "/peer", peer, NULL, NULL);
+    assert_peer(cctx_alice, p, "n=0");
+    assert_peer(cctx, p, "n=0");
+    ts_stop(plain);
+    assert_int_equal(tachy_exchange_tls_peer_certificate(NULL, 0, NULL, 0), 0);
+}
+
+static void client_auth_need(void **state) {
+    (void)state;
+    int p;
+    tachy_server *s = start_client_auth(TACHY_TLS_CLIENT_AUTH_NEED, &p);
+    int logs = log_count();
+    assert_peer(cctx, p, NULL);          /* no certificate: refused (TLS 1.3) */
+    SSL_CTX *no_cert12 = client_ctx(NULL, NULL, NULL, TLS1_2_VERSION);
+    assert_peer(no_cert12, p, NULL);     /* ... and with TLS 1.2 */
+    SSL_CTX_free(no_cert12);
+    assert_peer(cctx_mallory, p, NULL);  /* a certificate from another CA (same CA name) */
+    /* One debug line each (written as the server closes, maybe after the client saw it). */
+    for (long end = ts_now_ms() + CLOSE_WAIT_MS; log_count() - logs < 3 && ts_now_ms() < end;)
+        ts_sleep_ms(10);
+    assert_true(log_count() - logs >= 3);
+    /* A good chain: served, and the handler sees the chain the client sent. */
+    assert_peer(cctx_alice, p, "n=2 alice,Test Client Intermediate");
+    assert_peer(cctx_alice12, p, "n=2 alice,Test Client Intermediate");
+    /* A client that sends its certificate without the intermediate does not verify: the
+     * anchor is the root. */
+    SSL_CTX *alice_alone = client_ctx(alice, alice_key, NULL, 0);
+    assert_peer(alice_alone, p, NULL);
+    SSL_CTX_free(alice_alone);
+    assert_true(wait_no_connections(s, CLOSE_WAIT_MS));
+    ts_stop(s);
+}
+
+static void client_auth_want(void **state) {
+    (void)state;
+    int p;
+    tachy_server *s = start_client_auth(TACHY_TLS_CLIENT_AUTH_WANT, &p);
+    assert_peer(cctx, p, "n=0");         /* no certificate: served, none seen */
+    SSL_CTX *no_cert12 = client_ctx(NULL, NULL, NULL, TLS1_2_VERSION);
+    assert_peer(no_cert12, p, "n=0");
+    SSL_CTX_free(no_cert12);
+    assert_peer(cctx_alice, p, "n=2 alice,Test Client Intermediate");
+    assert_peer(cctx_alice12, p, "n=2 alice,Test Client Intermediate");
+    assert_peer(cctx_mallory, p, NULL);  /* a certificate that does not verify: refused */
+    /* Several requests on one connection see the same chain. */
+    tc *c = calloc(1, sizeof *c);
+    c->fd = ts_connect(p);
+    c->ssl = SSL_new(cctx_alice);
+    SSL_set_fd(c->ssl, c->fd);
+    assert_int_equal(SSL_connect(c->ssl), 1);
+    for (int i = 0; i < 3; i++) {
+        char *b = tc_get(c, "/peer");
+        assert_string_equal(b, "n=2 alice,Test Client Intermediate");
+        free(b);
+    }
+    /* A session resumed from a ticket (TLS 1.3) is still the client's: its own certificate
+     * is kept in the session, its intermediates are not. */
+    SSL_SESSION *sess = SSL_get1_session(c->ssl);
+    SSL_shutdown(c->ssl); /* else OpenSSL marks the session not resumable */
+    tc_close(c);
+    assert_non_null(sess);
+    c = calloc(1, sizeof *c);
+    c->fd = ts_connect(p);
+    c->ssl = SSL_new(cctx_alice);
+    SSL_set_fd(c->ssl, c->fd);
+    SSL_set_session(c->ssl, sess);
+    assert_int_equal(SSL_connect(c->ssl), 1);
+    char *b = tc_get(c, "/peer");
+    assert_int_equal(SSL_session_reused(c->ssl), 1);
+    assert_string_equal(b, "n=1 alice");
+    free(b);
+    SSL_SESSION_free(sess);
+    tc_close(c);
+    /* An intermediate given as an anchor is one (Java's TrustAnchor): alice alone verifies. */
+    tachy_tls_config *mid;
+    assert_int_equal(tachy_tls_config_create(&mid), 0);
+    assert_int_equal(tachy_tls_config_load_pem(mid, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    size_t len;
+    char *pem = to_pem(0, ca_mid, &len);
+    assert_int_equal(tachy_tls_config_add_client_ca_pem(mid, pem, len), 0);
+    free(pem);
+    assert_int_equal(tachy_tls_config_set_client_auth(mid, TACHY_TLS_CLIENT_AUTH_NEED), 0);
+    int p2;
+    tachy_server *s2 = start_https(mid, NULL, &p2);
+    tachy_server_create_context(s2, "/peer", peer, NULL, NULL);
+    tachy_tls_config_free(mid);
+    SSL_CTX *alice_alone = client_ctx(alice, alice_key, NULL, 0);
+    assert_peer(alice_alone, p2, "n=1 alice");
+    SSL_CTX_free(alice_alone);
+    ts_stop(s2);
+    assert_true(wait_no_connections(s, CLOSE_WAIT_MS));
+    ts_stop(s);
+}
+
+/* The bytes of a whole ClientHello, as a real client sends them first. */
+static unsigned char *client_hello(size_t *len) {
+    SSL *ssl = SSL_new(cctx);
+    BIO *rb = BIO_new(BIO_s_mem()), *wb = BIO_new(BIO_s_mem());
+    SSL_set_bio(ssl, rb, wb);
+    SSL_set_tlsext_host_name(ssl, "localhost");
+    assert_int_equal(SSL_connect(ssl), -1); /* wants the server's answer */
+    char *data;
+    long n = BIO_get_mem_data(wb, &data);
+    assert_true(n > 5);
+    unsigned char *out = malloc((size_t)n);
+    memcpy(out, data, (size_t)n);
+    *len = (size_t)n;
+    SSL_free(ssl);
+    ERR_clear_error();
+    return out;
+}
+
+/* 1 if the server closed fd within ms (EOF or reset), 0 if it still holds it. */
+static int closed_within(int fd, int ms) {
+    size_t len = 0;
+    int eof = 0;
+    free(ts_read_raw(fd, ms, &len, &eof));
+    return eof;
+}
+
+/* Connections that sent nothing or part of a ClientHello hold no TLS state and do not count
+ * against the cap; whole ClientHellos beyond it are closed at once; a real client is served
+ * while the cap is not full, and again once stalled handshakes are gone. */
+static void handshake_cap(void **state) {
+    (void)state;
+    tachy_tls_config *c;
+    assert_int_equal(tachy_tls_config_create(&c), 0);
+    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    assert_int_equal(tachy_tls_config_set_max_handshakes(c, 2), 0);
+    int p;
+    tachy_server *s = start_https(c, NULL, &p);
+    tachy_tls_config_free(c);
+    size_t hl;
+    unsigned char *hello = client_hello(&hl);
+    enum { HALF = 20 };
+    int half[HALF];
+    for (int i = 0; i < HALF; i++) {
+        half[i] = ts_connect(p);
+        if (i % 2)
+            ts_send(half[i], hello, (long)(hl / 2));
+    }
+    ts_sleep_ms(100);
+    tc *t = tc_open(p); /* the cap is not touched by the half-open ones */
+    free(tc_get(t, "/"));
+    tc_close(t);
+    int stall[2];
+    for (int i = 0; i < 2; i++) {
+        stall[i] = ts_connect(p);
+        ts_send(stall[i], hello, (long)hl);
+    }
+    /* Wait until both stalled handshakes hold their place (the server has answered). */
+    for (int i = 0; i < 2; i++) {
+        unsigned char b[1];
+        assert_true(recv(stall[i], b, 1, MSG_PEEK) == 1);
+    }
+    int third = ts_connect(p);
+    ts_send(third, hello, (long)hl);
+    assert_true(closed_within(third, 3000)); /* beyond the cap: closed */
+    close(third);
+    assert_null(tc_open_ex(p, 0, NULL));     /* so is a real client, while the cap is full */
+    for (int i = 0; i < HALF; i++)
+        assert_false(closed_within(half[i], 1)); /* the half-open ones are still there */
+    for (int i = 0; i < 2; i++)
+        close(stall[i]);
+    /* Places are given back when a connection goes: real clients are served again. */
+    long end = ts_now_ms() + CLOSE_WAIT_MS;
+    tc *ok = NULL;
+    while (!ok && ts_now_ms() < end) {
+        ok = tc_open_ex(p, 0, NULL);
+        if (!ok)
+            ts_sleep_ms(20);
+    }
+    assert_non_null(ok);
+    free(tc_get(ok, "/"));
+    tc_close(ok);
+    /* The rest of a half ClientHello completes a handshake made from it. */
+    ts_send(half[1], hello + hl / 2, (long)(hl - hl / 2));
+    unsigned char b[1];
+    assert_true(recv(half[1], b, 1, MSG_PEEK) == 1); /* the server's flight */
+    for (int i = 0; i < HALF; i++)
+        close(half[i]);
+    free(hello);
+    assert_true(wait_no_connections(s, CLOSE_WAIT_MS));
+    ts_stop(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(config_errors),
@@ -1167,6 +1555,10 @@ int main(void) {
         cmocka_unit_test(websocket_cross_thread_sends),
         cmocka_unit_test(websocket_broadcast_over_tls),
         cmocka_unit_test(stop_with_open_tls_connections),
+        cmocka_unit_test(client_auth_config_errors),
+        cmocka_unit_test(client_auth_need),
+        cmocka_unit_test(client_auth_want),
+        cmocka_unit_test(handshake_cap),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

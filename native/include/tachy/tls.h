@@ -14,13 +14,21 @@
  * end of stream between requests (as browsers do); a body cut short still ends with
  * TACHY_ETRUNCATED because the HTTP framing detects it.
  *
- * Handshake: done by a connection thread when the first bytes of the connection arrive,
- * without blocking it: while the client's next flight is awaited the connection waits in
- * the server's park set like an idle keep-alive connection. The whole handshake and the
- * first request head must arrive within the first-request limit - max_req_time_ms when
- * set, else idle_interval_ms (30 s by default) - counted from accept; after that the
- * connection is closed. A client that sends plain HTTP to the TLS port is closed at once
- * (one DEBUG log line per connection, with OpenSSL's reason).
+ * Handshake: done by a connection thread once the client's whole first TLS record (its
+ * ClientHello) has arrived, without blocking it: until then, and while the client's next
+ * flight is awaited, the connection waits in the server's park set like an idle keep-alive
+ * connection. No TLS state exists before the ClientHello is complete, so a connection that
+ * sends nothing or part of a ClientHello costs a few KB (bench/tls_halfopen.sh), not the
+ * ~50 KB of an SSL object in handshake; at most tachy_tls_config_set_max_handshakes (1024 by default) handshakes
+ * of a config are in progress at once. The handshake must be done within
+ * tls_handshake_time_ms (tachy_options; 10 s, or idle_interval_ms if lower) of accept;
+ * after that the connection is closed. A client that sends plain HTTP to the TLS port is
+ * closed at once (one DEBUG log line per connection, with OpenSSL's reason).
+ *
+ * Client certificates (HttpsParameters.setWantClientAuth / setNeedClientAuth): off by
+ * default; tachy_tls_config_add_client_ca_pem / _file give the trust anchors and
+ * tachy_tls_config_set_client_auth the mode; tachy_exchange_tls_peer_certificate returns
+ * the chain the client sent.
  *
  * Shutdown: when tachy closes a TLS connection it sends close_notify if it can do so
  * without waiting, then closes the socket.
@@ -45,6 +53,18 @@ typedef struct tachy_tls_config tachy_tls_config;
 
 /* Protocol versions for tachy_tls_config_set_min_version (the TLS wire values). */
 enum tachy_tls_version { TACHY_TLS_1_2 = 0x0303, TACHY_TLS_1_3 = 0x0304 };
+
+/* Client authentication (tachy_tls_config_set_client_auth), as SSLParameters has it. */
+enum tachy_tls_client_auth {
+    TACHY_TLS_CLIENT_AUTH_NONE = 0, /* no certificate asked for (the default) */
+    TACHY_TLS_CLIENT_AUTH_WANT = 1, /* asked for; a client without one is served
+                                       (setWantClientAuth(true)) */
+    TACHY_TLS_CLIENT_AUTH_NEED = 2  /* required: a client without one fails the handshake
+                                       (setNeedClientAuth(true)) */
+};
+
+/* The default of tachy_tls_config_set_max_handshakes. */
+#define TACHY_TLS_DEFAULT_MAX_HANDSHAKES 1024
 
 /*
  * Creates an empty configuration with the defaults above. The caller owns *out and frees
@@ -108,6 +128,45 @@ TACHY_API int tachy_tls_config_set_ciphers(tachy_tls_config *cfg, const char *tl
                                            const char *tls13_suites);
 
 /*
+ * At most max TLS handshakes of connections using cfg are in progress at once (0: no cap;
+ * default TACHY_TLS_DEFAULT_MAX_HANDSHAKES). A handshake counts from its complete
+ * ClientHello (connections that have sent less hold no TLS state and do not count) until
+ * it is done or the connection closes; a connection whose ClientHello would exceed the
+ * cap is closed at once (one DEBUG log line). Shared by every server given cfg.
+ * TACHY_EINVAL for max < 0, TACHY_ESTATE once given to a server. Configuring thread only.
+ */
+TACHY_API int tachy_tls_config_set_max_handshakes(tachy_tls_config *cfg, int max);
+
+/*
+ * Client certificates: the trust anchors (Java: the TrustManagerFactory's KeyStore, or
+ * X509TrustManager.getAcceptedIssuers()). Adds every "BEGIN CERTIFICATE" block of
+ * pem[0, len) (copied during the call; the caller keeps its buffer); each becomes a trust
+ * anchor whether it is a root or an intermediate, as a Java TrustAnchor is (a client chain
+ * verifies when it leads to any of them), and its subject is listed in the
+ * CertificateRequest, as the JDK lists getAcceptedIssuers(). Calls add to what is there.
+ * All or nothing per call. Errors: TACHY_EINVAL, TACHY_EBADCERT (no certificate in the
+ * text), TACHY_ENOMEM, TACHY_ESTATE (given to a server already). Configuring thread only.
+ */
+TACHY_API int tachy_tls_config_add_client_ca_pem(tachy_tls_config *cfg, const void *pem,
+                                                 size_t len);
+
+/* The same from a PEM file, read during the call. TACHY_ENOFILE if it cannot be opened,
+ * else as above. Configuring thread only. */
+TACHY_API int tachy_tls_config_add_client_ca_file(tachy_tls_config *cfg, const char *path);
+
+/*
+ * Whether the server asks clients for a certificate: TACHY_TLS_CLIENT_AUTH_NONE (default),
+ * _WANT or _NEED (else TACHY_EINVAL). In both _WANT and _NEED a certificate that does not
+ * verify against the anchors added above (unknown issuer, expired, not for client use)
+ * fails the handshake, as with the JDK's server; with _NEED so does a client that sends
+ * none, and with _WANT such a client is served without one. No anchors means no
+ * certificate verifies. The client's certificate is checked by OpenSSL (its security level
+ * and purpose "TLS client"), not by Java's PKIX validator: no revocation checking.
+ * TACHY_ESTATE once given to a server. Configuring thread only.
+ */
+TACHY_API int tachy_tls_config_set_client_auth(tachy_tls_config *cfg, int mode);
+
+/*
  * Makes srv an HTTPS server (HttpsServer.setHttpsConfigurator): every connection accepted
  * from now on speaks TLS with cfg. Call before tachy_server_start (TACHY_ESTARTED /
  * TACHY_ESTOPPED afterwards). The server takes its own reference to cfg, which becomes
@@ -144,6 +203,19 @@ TACHY_API const char *tachy_exchange_tls_server_name(const tachy_exchange *ex);
 
 /* The ALPN protocol selected ("http/1.1"), or NULL if none was negotiated. */
 TACHY_API const char *tachy_exchange_tls_alpn(const tachy_exchange *ex);
+
+/*
+ * SSLSession.getPeerCertificates(): certificate i of the chain the client sent (0 = the
+ * client's own, then the intermediates in the client's order), DER-encoded. Returns its
+ * length in bytes and copies it to buf[0, len) when len <= cap (buf may be NULL with cap 0
+ * to ask for the length); 0 when there is no certificate i (no client certificate: the
+ * client sent none, client authentication is off, or a plain HTTP connection);
+ * TACHY_ENOMEM. A session resumed from a ticket keeps the client's own certificate only
+ * (index 0). The certificate verified during the handshake (see
+ * tachy_tls_config_set_client_auth). Exchange's thread.
+ */
+TACHY_API int tachy_exchange_tls_peer_certificate(const tachy_exchange *ex, size_t i, void *buf,
+                                                  size_t cap);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,7 @@
 #include <netinet/tcp.h>
 
 #define READ_CHUNK 16384          /* bytes asked of each recv */
+#define HANDSHAKE_READ_CHUNK 1024 /* ... while a transport's handshake is in progress */
 
 static void set_timeout(int fd, int opt, long ms) {
     struct timeval tv = {0, 0};
@@ -192,7 +193,12 @@ static int rbuf_room(tachy__conn *c, size_t want) {
 /* One recv into rbuf (flags: 0 or MSG_DONTWAIT). Returns bytes (> 0), 0 at EOF, or
  * TACHY_E* (TACHY_ETIMEDOUT for EAGAIN: the receive timeout, or nothing there). */
 ssize_t tachy__io_read(tachy__conn *c, int flags) {
-    if (rbuf_room(c, READ_CHUNK) < 0)
+    /* A transport still in its handshake gets a small buffer (no request bytes come before
+     * it is done): a half-open TLS handshake does not hold a 16 KiB one (tls/tls.c). */
+    size_t want = READ_CHUNK;
+    if (c->xp && c->rbuf.cap < READ_CHUNK && !c->xp->ready(c))
+        want = HANDSHAKE_READ_CHUNK;
+    if (rbuf_room(c, want) < 0)
         return TACHY_ENOMEM;
     size_t space = c->rbuf.cap - c->rbuf.len;
     if (c->xp) {

@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 /*
@@ -80,6 +81,8 @@
     X(ERR_peek_last_error) \
     X(EVP_PKEY_free) \
     X(OPENSSL_cleanse) \
+    X(OPENSSL_sk_num) \
+    X(OPENSSL_sk_value) \
     X(PEM_read_bio_PrivateKey) \
     X(PEM_read_bio_X509) \
     X(PEM_read_bio_X509_AUX) \
@@ -87,32 +90,45 @@
     X(SSL_CIPHER_standard_name) \
     X(SSL_CTX_ctrl) \
     X(SSL_CTX_free) \
+    X(SSL_CTX_add_client_CA) \
     X(SSL_CTX_new) \
     X(SSL_CTX_set_alpn_select_cb) \
     X(SSL_CTX_set_cipher_list) \
     X(SSL_CTX_set_ciphersuites) \
     X(SSL_CTX_set_options) \
     X(SSL_CTX_set_session_id_context) \
+    X(SSL_CTX_set_verify) \
     X(SSL_CTX_use_PrivateKey) \
     X(SSL_CTX_use_certificate) \
     X(SSL_free) \
     X(SSL_get0_alpn_selected) \
     X(SSL_get_current_cipher) \
     X(SSL_get_error) \
+    X(SSL_get_peer_cert_chain) \
+    X(SSL_get_session) \
     X(SSL_get_servername) \
+    X(SSL_get_verify_result) \
     X(SSL_get_version) \
     X(SSL_is_init_finished) \
     X(SSL_new) \
     X(SSL_pending) \
     X(SSL_read_ex) \
+    X(SSL_SESSION_get0_peer) \
     X(SSL_select_next_proto) \
     X(SSL_set_accept_state) \
     X(SSL_set_bio) \
     X(SSL_shutdown) \
     X(SSL_write_ex) \
     X(TLS_server_method) \
+    X(X509_STORE_add_cert) \
+    X(X509_STORE_free) \
+    X(X509_STORE_new) \
+    X(X509_STORE_set_flags) \
     X(X509_check_private_key) \
-    X(X509_free)
+    X(X509_cmp) \
+    X(X509_free) \
+    X(X509_verify_cert_error_string) \
+    X(i2d_X509)
 
 static struct {
 #define X(f) __typeof__(f) *f;
@@ -193,6 +209,8 @@ static int ossl_ready(void) {
 #define ERR_peek_last_error (ossl.ERR_peek_last_error)
 #define EVP_PKEY_free (ossl.EVP_PKEY_free)
 #define OPENSSL_cleanse (ossl.OPENSSL_cleanse)
+#define OPENSSL_sk_num (ossl.OPENSSL_sk_num)
+#define OPENSSL_sk_value (ossl.OPENSSL_sk_value)
 #define PEM_read_bio_PrivateKey (ossl.PEM_read_bio_PrivateKey)
 #define PEM_read_bio_X509 (ossl.PEM_read_bio_X509)
 #define PEM_read_bio_X509_AUX (ossl.PEM_read_bio_X509_AUX)
@@ -200,32 +218,45 @@ static int ossl_ready(void) {
 #define SSL_CIPHER_standard_name (ossl.SSL_CIPHER_standard_name)
 #define SSL_CTX_ctrl (ossl.SSL_CTX_ctrl)
 #define SSL_CTX_free (ossl.SSL_CTX_free)
+#define SSL_CTX_add_client_CA (ossl.SSL_CTX_add_client_CA)
 #define SSL_CTX_new (ossl.SSL_CTX_new)
 #define SSL_CTX_set_alpn_select_cb (ossl.SSL_CTX_set_alpn_select_cb)
 #define SSL_CTX_set_cipher_list (ossl.SSL_CTX_set_cipher_list)
 #define SSL_CTX_set_ciphersuites (ossl.SSL_CTX_set_ciphersuites)
 #define SSL_CTX_set_options (ossl.SSL_CTX_set_options)
 #define SSL_CTX_set_session_id_context (ossl.SSL_CTX_set_session_id_context)
+#define SSL_CTX_set_verify (ossl.SSL_CTX_set_verify)
 #define SSL_CTX_use_PrivateKey (ossl.SSL_CTX_use_PrivateKey)
 #define SSL_CTX_use_certificate (ossl.SSL_CTX_use_certificate)
 #define SSL_free (ossl.SSL_free)
 #define SSL_get0_alpn_selected (ossl.SSL_get0_alpn_selected)
 #define SSL_get_current_cipher (ossl.SSL_get_current_cipher)
 #define SSL_get_error (ossl.SSL_get_error)
+#define SSL_get_peer_cert_chain (ossl.SSL_get_peer_cert_chain)
+#define SSL_get_session (ossl.SSL_get_session)
 #define SSL_get_servername (ossl.SSL_get_servername)
+#define SSL_get_verify_result (ossl.SSL_get_verify_result)
 #define SSL_get_version (ossl.SSL_get_version)
 #define SSL_is_init_finished (ossl.SSL_is_init_finished)
 #define SSL_new (ossl.SSL_new)
 #define SSL_pending (ossl.SSL_pending)
 #define SSL_read_ex (ossl.SSL_read_ex)
+#define SSL_SESSION_get0_peer (ossl.SSL_SESSION_get0_peer)
 #define SSL_select_next_proto (ossl.SSL_select_next_proto)
 #define SSL_set_accept_state (ossl.SSL_set_accept_state)
 #define SSL_set_bio (ossl.SSL_set_bio)
 #define SSL_shutdown (ossl.SSL_shutdown)
 #define SSL_write_ex (ossl.SSL_write_ex)
 #define TLS_server_method (ossl.TLS_server_method)
+#define X509_STORE_add_cert (ossl.X509_STORE_add_cert)
+#define X509_STORE_free (ossl.X509_STORE_free)
+#define X509_STORE_new (ossl.X509_STORE_new)
+#define X509_STORE_set_flags (ossl.X509_STORE_set_flags)
 #define X509_check_private_key (ossl.X509_check_private_key)
+#define X509_cmp (ossl.X509_cmp)
 #define X509_free (ossl.X509_free)
+#define X509_verify_cert_error_string (ossl.X509_verify_cert_error_string)
+#define i2d_X509 (ossl.i2d_X509)
 
 #define CORK_FLUSH_AT (64 * 1024) /* collected records leave once this much is waiting */
 #define CORK_KEEP (32 * 1024)     /* a larger collection buffer is freed after the flush */
@@ -236,6 +267,10 @@ struct tachy_tls_config {
     atomic_int refs;
     atomic_int frozen; /* given to a server: read-only */
     int loaded;        /* certificate and key in place */
+    X509_STORE *client_cas; /* trust anchors for client certificates (NULL: none added) */
+    int client_auth;   /* TACHY_TLS_CLIENT_AUTH_* */
+    int max_handshakes; /* SSL objects in handshake at once (0: no cap) */
+    atomic_int handshakes; /* SSL objects of this config whose handshake is in progress */
 };
 
 typedef struct tls_conn {
@@ -248,6 +283,7 @@ typedef struct tls_conn {
     int fatal;         /* an SSL or I/O error: no close_notify */
     int notified;      /* close_notify sent */
     int logged;        /* the one debug line per connection was written */
+    int counted;       /* counted in cfg->handshakes (SSL object made, handshake not done) */
     tachy__buf out;    /* collected records (cork) */
     pthread_mutex_t lock; /* stream mode: one SSL call at a time */
 } tls_conn;
@@ -381,7 +417,11 @@ static void log_once(tls_conn *t, const char *what) {
             ERR_error_string_n(e, msg, sizeof msg);
         else
             snprintf(msg, sizeof msg, "%s", t->sys_errno ? strerror(t->sys_errno) : "EOF");
-        tachy__log(t->c->srv, TACHY_LOG_DEBUG, "TLS %s: %s", what, msg);
+        /* A client certificate that did not verify: say why (expired, unknown CA...). */
+        long v = t->ssl ? SSL_get_verify_result(t->ssl) : X509_V_OK;
+        tachy__log(t->c->srv, TACHY_LOG_DEBUG, "TLS %s: %s%s%s", what, msg,
+                   v != X509_V_OK ? ": client certificate: " : "",
+                   v != X509_V_OK ? X509_verify_cert_error_string(v) : "");
     }
     t->logged = 1;
     ERR_clear_error();
@@ -423,7 +463,7 @@ static int fail_code(tls_conn *t, int err) {
 /* How long a non-blocking connection-mode call may wait for socket buffer space: until
  * the handshake deadline while handshaking, else the send timeout the socket has. */
 static int write_wait_ms(tachy__conn *c) {
-    if (!SSL_is_init_finished(TLS(c)->ssl)) {
+    if (!TLS(c)->ssl || !SSL_is_init_finished(TLS(c)->ssl)) {
         long left = c->hs_deadline - tachy__now_ms();
         return left > 0 ? (int)TACHY__MIN(left, INT_MAX) : 0;
     }
@@ -434,9 +474,96 @@ static int write_wait_ms(tachy__conn *c) {
 
 /* ---- the transport --------------------------------------------------------------------- */
 
+/*
+ * Half-open handshakes. An SSL object in accept state costs about 9 KB, and ~46 KB once it
+ * has read the first bytes of a ClientHello (OpenSSL's read and write buffers and the
+ * zero-filled handshake buffer, held until the handshake ends: SSL_MODE_RELEASE_BUFFERS
+ * only helps between records). A client that opens a connection and sends nothing, or half
+ * a ClientHello, must not make the server pay that until the handshake deadline. So:
+ *   - the SSL object is made only once the whole first TLS record (the ClientHello) is in
+ *     the socket's receive queue: the record header is peeked (MSG_PEEK, 5 bytes) and
+ *     FIONREAD says whether the rest has arrived; until then the connection waits in the
+ *     park set holding no TLS state (the edge-triggered set raises a new event for each
+ *     arrival). What is not a TLS handshake record goes to OpenSSL at once, which rejects
+ *     it (plain HTTP on the TLS port, as before);
+ *   - at most max_handshakes SSL objects of a config are in handshake at once
+ *     (tachy_tls_config_set_max_handshakes): a complete ClientHello beyond that closes the
+ *     connection at once, as jdk.httpserver.maxConnections closes one beyond its limit.
+ * The handshake deadline (tls_handshake_time_ms) bounds how long either waits.
+ */
+
+/* Makes t's SSL object (the first ClientHello record has arrived). 0 or TACHY_E*. */
+static int tls_new_ssl(tls_conn *t) {
+    tachy_tls_config *cfg = t->c->srv->tls;
+    if (cfg->max_handshakes > 0 &&
+        atomic_fetch_add(&cfg->handshakes, 1) >= cfg->max_handshakes) {
+        atomic_fetch_sub(&cfg->handshakes, 1);
+        if (t->c->srv->opt.log)
+            tachy__log(t->c->srv, TACHY_LOG_DEBUG,
+                       "TLS handshake refused: %d handshakes in progress (the cap)",
+                       cfg->max_handshakes);
+        t->logged = 1;
+        return TACHY_ETLS;
+    }
+    t->counted = cfg->max_handshakes > 0;
+    t->ssl = SSL_new(cfg->ctx);
+    BIO *bio = t->ssl ? BIO_new(bio_method) : NULL;
+    if (!bio) {
+        SSL_free(t->ssl);
+        t->ssl = NULL;
+        ERR_clear_error();
+        return TACHY_ENOMEM; /* t->counted is given back by tls_free */
+    }
+    BIO_set_data(bio, t);
+    SSL_set_bio(t->ssl, bio, bio);
+    SSL_set_accept_state(t->ssl);
+    return 0;
+}
+
+/* The handshake is over (done, or the connection fails): give back t's place in the cap. */
+static void hs_uncount(tls_conn *t) {
+    if (t->counted) {
+        t->counted = 0;
+        atomic_fetch_sub(&t->c->srv->tls->handshakes, 1);
+    }
+}
+
+/* 1 when the first TLS record is complete in the socket's receive queue (or what came is no
+ * TLS handshake record, for OpenSSL to reject), TACHY_ETIMEDOUT while it is incomplete, 0 at
+ * EOF, else TACHY_E*. Never consumes a byte. */
+static int hello_arrived(tls_conn *t) {
+    unsigned char h[5];
+    ssize_t n;
+    do
+        n = recv(t->fd, h, sizeof h, MSG_PEEK | MSG_DONTWAIT);
+    while (n < 0 && errno == EINTR);
+    if (n == 0)
+        return 0;
+    if (n < 0)
+        return errno == EAGAIN || errno == EWOULDBLOCK ? TACHY_ETIMEDOUT : tachy__io_errno(errno);
+    if (h[0] != 22 /* handshake */ || (n >= 2 && h[1] != 3))
+        return 1;
+    if (n < (ssize_t)sizeof h)
+        return TACHY_ETIMEDOUT;
+    int body = h[3] << 8 | h[4];
+    if (body > 16384 + 2048)
+        return 1; /* over the record limit (RFC 8446 5.2): OpenSSL sends the alert */
+    int avail = 0;
+    if (ioctl(t->fd, FIONREAD, &avail) < 0)
+        return 1;
+    return avail >= (int)sizeof h + body ? 1 : TACHY_ETIMEDOUT;
+}
+
 static ssize_t tls_read(tachy__conn *c, void *buf, size_t len, int flags) {
     tls_conn *t = TLS(c);
     size_t got = 0;
+    if (__builtin_expect(t->ssl == NULL, 0)) {
+        int rc = hello_arrived(t);
+        if (rc == 1)
+            rc = tls_new_ssl(t);
+        if (rc != 0 || !t->ssl)
+            return rc; /* TACHY_ETIMEDOUT: park until more arrives; 0: EOF */
+    }
     t->cork = 0;
     t->io_flags = flags & MSG_DONTWAIT;
     while (got < len) {
@@ -461,13 +588,23 @@ static ssize_t tls_read(tachy__conn *c, void *buf, size_t len, int flags) {
                 return rc;
             continue;
         }
+        if (t->counted && SSL_is_init_finished(t->ssl))
+            hs_uncount(t);
         return fail_code(t, e);
     }
+    if (t->counted && SSL_is_init_finished(t->ssl))
+        hs_uncount(t);
     return (ssize_t)got;
 }
 
 static int tls_writev(tachy__conn *c, const struct iovec *iov, int cnt) {
     tls_conn *t = TLS(c);
+    if (!t->ssl) { /* no ClientHello yet: nothing can have been produced to send */
+        for (int i = 0; i < cnt; i++)
+            if (iov[i].iov_len)
+                return TACHY_EIO;
+        return 0;
+    }
     if (t->fatal)
         return TACHY_EIO;
     int rc = 0;
@@ -505,9 +642,13 @@ static int tls_writev(tachy__conn *c, const struct iovec *iov, int cnt) {
     return rc;
 }
 
-static int tls_pending(const tachy__conn *c) { return SSL_pending(TLS(c)->ssl) > 0; }
+static int tls_pending(const tachy__conn *c) {
+    return TLS(c)->ssl && SSL_pending(TLS(c)->ssl) > 0;
+}
 
-static int tls_ready(const tachy__conn *c) { return SSL_is_init_finished(TLS(c)->ssl); }
+static int tls_ready(const tachy__conn *c) {
+    return TLS(c)->ssl && SSL_is_init_finished(TLS(c)->ssl);
+}
 
 static ssize_t tls_stream_read(tachy__conn *c, void *buf, size_t len, int timeout_ms,
                                atomic_int *shut) {
@@ -591,7 +732,8 @@ static ssize_t tls_stream_write(tachy__conn *c, const void *buf, size_t len, int
 /* close_notify, once, only on a healthy session and without waiting. */
 static void tls_shutdown(tachy__conn *c) {
     tls_conn *t = TLS(c);
-    if (t->notified || t->fatal || atomic_load(&c->shut) || !SSL_is_init_finished(t->ssl))
+    if (!t->ssl || t->notified || t->fatal || atomic_load(&c->shut) ||
+        !SSL_is_init_finished(t->ssl))
         return;
     t->notified = 1;
     t->cork = 0;
@@ -604,7 +746,8 @@ static void tls_shutdown(tachy__conn *c) {
 static void tls_free(tachy__conn *c) {
     tls_conn *t = TLS(c);
     tls_shutdown(c);
-    SSL_free(t->ssl); /* frees the BIO too */
+    hs_uncount(t);
+    SSL_free(t->ssl); /* frees the BIO too; NULL before the ClientHello */
     ERR_clear_error();
     tachy__buf_free(&t->out);
     pthread_mutex_destroy(&t->lock);
@@ -627,17 +770,7 @@ int tachy__tls_start(tachy__conn *c) {
         return TACHY_ENOMEM;
     t->c = c;
     t->fd = c->fd;
-    t->ssl = SSL_new(c->srv->tls->ctx);
-    BIO *bio = t->ssl ? BIO_new(bio_method) : NULL;
-    if (!bio) {
-        SSL_free(t->ssl);
-        ERR_clear_error();
-        free(t);
-        return TACHY_ENOMEM;
-    }
-    BIO_set_data(bio, t);
-    SSL_set_bio(t->ssl, bio, bio);
-    SSL_set_accept_state(t->ssl);
+    /* No SSL object yet: tls_read makes it when the ClientHello has arrived (see above). */
     pthread_mutex_init(&t->lock, NULL);
     c->xp_data = t;
     c->xp = &tls_transport;
@@ -711,6 +844,8 @@ TACHY_API int tachy_tls_config_create(tachy_tls_config **out) {
     SSL_CTX_set_alpn_select_cb(cfg->ctx, alpn_select, NULL);
     atomic_init(&cfg->refs, 1);
     atomic_init(&cfg->frozen, 0);
+    atomic_init(&cfg->handshakes, 0);
+    cfg->max_handshakes = TACHY_TLS_DEFAULT_MAX_HANDSHAKES;
     *out = cfg;
     return 0;
 }
@@ -720,6 +855,7 @@ static void tls_config_release(tachy_tls_config *cfg) {
     if (!cfg || atomic_fetch_sub(&cfg->refs, 1) != 1)
         return;
     SSL_CTX_free(cfg->ctx);
+    X509_STORE_free(cfg->client_cas);
     free(cfg);
 }
 
@@ -904,6 +1040,120 @@ TACHY_API int tachy_tls_config_set_ciphers(tachy_tls_config *cfg, const char *tl
     return rc;
 }
 
+TACHY_API int tachy_tls_config_set_max_handshakes(tachy_tls_config *cfg, int max) {
+    if (!cfg || max < 0)
+        return TACHY_EINVAL;
+    if (atomic_load(&cfg->frozen))
+        return TACHY_ESTATE;
+    cfg->max_handshakes = max;
+    return 0;
+}
+
+/* ---- client authentication ------------------------------------------------------------------ */
+
+/* Adds every certificate of pem[0, len) to the client trust anchors and its subject to the
+ * CA list of the CertificateRequest. All or nothing: on failure nothing was added. */
+static int add_client_cas(tachy_tls_config *cfg, const void *pem, size_t len) {
+    if (len > INT_MAX)
+        return TACHY_EINVAL;
+    BIO *b = BIO_new_mem_buf(pem, (int)len);
+    if (!b)
+        return TACHY_ENOMEM;
+    X509 **certs = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (;;) {
+        X509 *x = PEM_read_bio_X509(b, NULL, NULL, (void *)"");
+        if (!x)
+            break;
+        if (n == cap) {
+            size_t c2 = cap ? cap * 2 : 8;
+            X509 **g = realloc(certs, c2 * sizeof *g);
+            if (!g) {
+                X509_free(x);
+                rc = TACHY_ENOMEM;
+                goto out;
+            }
+            certs = g;
+            cap = c2;
+        }
+        certs[n++] = x;
+    }
+    if (n == 0) {
+        rc = TACHY_EBADCERT;
+        goto out;
+    }
+    if (!cfg->client_cas) {
+        X509_STORE *st = X509_STORE_new();
+        /* Any certificate given is a trust anchor, a root or not, as a Java TrustAnchor is
+         * (PKIX, RFC 5280 6.1): OpenSSL otherwise insists on reaching a self-signed root. */
+        if (!st || X509_STORE_set_flags(st, X509_V_FLAG_PARTIAL_CHAIN) != 1 ||
+            SSL_CTX_set1_verify_cert_store(cfg->ctx, st) != 1) {
+            X509_STORE_free(st);
+            rc = TACHY_ENOMEM;
+            goto out;
+        }
+        cfg->client_cas = st; /* the SSL_CTX holds a reference of its own */
+    }
+    for (size_t i = 0; i < n; i++) {
+        /* X509_STORE_add_cert fails for a duplicate in OpenSSL 1.1.1 (not in 3.x): harmless. */
+        X509_STORE_add_cert(cfg->client_cas, certs[i]);
+        if (SSL_CTX_add_client_CA(cfg->ctx, certs[i]) != 1) {
+            rc = TACHY_ENOMEM;
+            goto out;
+        }
+    }
+out:
+    ERR_clear_error();
+    BIO_free(b);
+    for (size_t i = 0; i < n; i++)
+        X509_free(certs[i]);
+    free(certs);
+    return rc;
+}
+
+TACHY_API int tachy_tls_config_add_client_ca_pem(tachy_tls_config *cfg, const void *pem,
+                                                 size_t len) {
+    if (!cfg || !pem)
+        return TACHY_EINVAL;
+    if (atomic_load(&cfg->frozen))
+        return TACHY_ESTATE;
+    return add_client_cas(cfg, pem, len);
+}
+
+TACHY_API int tachy_tls_config_add_client_ca_file(tachy_tls_config *cfg, const char *path) {
+    if (!cfg || !path)
+        return TACHY_EINVAL;
+    if (atomic_load(&cfg->frozen))
+        return TACHY_ESTATE;
+    char *pem = NULL;
+    size_t len = 0;
+    int rc = slurp(path, &pem, &len);
+    if (rc == 0)
+        rc = add_client_cas(cfg, pem, len);
+    free(pem);
+    return rc;
+}
+
+TACHY_API int tachy_tls_config_set_client_auth(tachy_tls_config *cfg, int mode) {
+    if (!cfg)
+        return TACHY_EINVAL;
+    int v;
+    switch (mode) {
+    case TACHY_TLS_CLIENT_AUTH_NONE: v = SSL_VERIFY_NONE; break;
+    case TACHY_TLS_CLIENT_AUTH_WANT: v = SSL_VERIFY_PEER; break;
+    case TACHY_TLS_CLIENT_AUTH_NEED: v = SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT; break;
+    default: return TACHY_EINVAL;
+    }
+    if (atomic_load(&cfg->frozen))
+        return TACHY_ESTATE;
+    /* No callback: a certificate that does not verify ends the handshake with an alert in
+     * both modes, as the JDK's server does (its trust manager throws for want and need). */
+    SSL_CTX_set_verify(cfg->ctx, v, NULL);
+    cfg->client_auth = mode;
+    return 0;
+}
+
 /* ---- the server --------------------------------------------------------------------------- */
 
 TACHY_API int tachy_server_set_tls(tachy_server *srv, tachy_tls_config *cfg) {
@@ -984,4 +1234,34 @@ TACHY_API const char *tachy_exchange_tls_alpn(const tachy_exchange *ex) {
     SSL_get0_alpn_selected(ssl, &p, &n);
     /* The selected protocol is always our static "http/1.1" (alpn_select). */
     return n == 8 && memcmp(p, "http/1.1", 8) == 0 ? "http/1.1" : NULL;
+}
+
+TACHY_API int tachy_exchange_tls_peer_certificate(const tachy_exchange *ex, size_t i, void *buf,
+                                                  size_t cap) {
+    SSL *ssl = exchange_ssl(ex);
+    SSL_SESSION *sess = ssl ? SSL_get_session(ssl) : NULL;
+    X509 *leaf = sess ? SSL_SESSION_get0_peer(sess) : NULL;
+    if (!leaf)
+        return 0;
+    X509 *x = leaf;
+    if (i > 0) {
+        /* On a server the chain OpenSSL keeps excludes the client's own certificate; skip it
+         * should it be there. A resumed session keeps only the client's certificate. */
+        const OPENSSL_STACK *sk = (const OPENSSL_STACK *)SSL_get_peer_cert_chain(ssl);
+        int n = sk ? OPENSSL_sk_num(sk) : 0;
+        size_t k = i - 1 + (n > 0 && X509_cmp(OPENSSL_sk_value(sk, 0), leaf) == 0);
+        x = k < (size_t)(n > 0 ? n : 0) ? OPENSSL_sk_value(sk, (int)k) : NULL;
+        if (!x)
+            return 0;
+    }
+    int len = i2d_X509(x, NULL);
+    if (len <= 0) {
+        ERR_clear_error();
+        return TACHY_ENOMEM;
+    }
+    if (buf && (size_t)len <= cap) {
+        unsigned char *p = buf;
+        i2d_X509(x, &p);
+    }
+    return len;
 }

@@ -57,16 +57,86 @@ class ClientAuthTest {
     static SSLContext certifiedClient;
     /** Presents a certificate the server does not trust. */
     static SSLContext untrustedClient;
+    /** Presents that untrusted certificate even when the server's CA list does not name its
+     * issuer (a JDK client would otherwise send none). */
+    static SSLContext pushyUntrustedClient;
+    static KeyStore keyPairStore;
+    static KeyStore strangerStore;
 
     @BeforeAll
     static void keys() throws Exception {
         KeyStore server = keyPair("server", "CN=localhost");
         KeyStore client = keyPair("client", "CN=compat-client");
         KeyStore stranger = keyPair("stranger", "CN=stranger");
+        keyPairStore = client;
+        strangerStore = stranger;
         serverContext = context(server, client);
         anonymousClient = context(null, server);
         certifiedClient = context(client, server);
         untrustedClient = context(stranger, server);
+        pushyUntrustedClient = pushy(stranger, server);
+    }
+
+    /** A client context whose key manager offers its one key whatever issuers are asked for. */
+    static SSLContext pushy(KeyStore keys, KeyStore trust) throws Exception {
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(keys, PASS);
+        javax.net.ssl.X509KeyManager km = (javax.net.ssl.X509KeyManager) kmf.getKeyManagers()[0];
+        String alias = keys.aliases().nextElement();
+        javax.net.ssl.X509ExtendedKeyManager any = new javax.net.ssl.X509ExtendedKeyManager() {
+            @Override
+            public String[] getClientAliases(String keyType, java.security.Principal[] issuers) {
+                return new String[] {alias};
+            }
+
+            @Override
+            public String chooseClientAlias(String[] keyType, java.security.Principal[] issuers,
+                    java.net.Socket socket) {
+                return alias;
+            }
+
+            @Override
+            public String chooseEngineClientAlias(String[] keyType, java.security.Principal[] issuers,
+                    javax.net.ssl.SSLEngine engine) {
+                return alias;
+            }
+
+            @Override
+            public String[] getServerAliases(String keyType, java.security.Principal[] issuers) {
+                return null;
+            }
+
+            @Override
+            public String chooseServerAlias(String keyType, java.security.Principal[] issuers,
+                    java.net.Socket socket) {
+                return null;
+            }
+
+            @Override
+            public X509Certificate[] getCertificateChain(String a) {
+                return km.getCertificateChain(a);
+            }
+
+            @Override
+            public java.security.PrivateKey getPrivateKey(String a) {
+                return km.getPrivateKey(a);
+            }
+        };
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        SSLContext c = SSLContext.getInstance("TLS");
+        c.init(new javax.net.ssl.KeyManager[] {any}, tmf.getTrustManagers(), null);
+        return c;
+    }
+
+    /** On tachy: whether OpenSSL serves s (true) or the JDK's server does (false). */
+    static void assertNative(HttpsServer s, boolean natively) throws Exception {
+        if (!Compat.isTachy()) {
+            return;
+        }
+        Object n = s.getClass().getMethod("isNative").invoke(s);
+        Object why = s.getClass().getMethod("fallbackReason").invoke(s);
+        assertEquals(natively, n, "served natively by tachy; fallback reason: " + why);
     }
 
     static KeyStore keyPair(String name, String dname) throws Exception {
@@ -109,14 +179,26 @@ class ClientAuthTest {
         return c;
     }
 
-    /** Answers "peer CN=..." with the client's certificate subject, or "peer none". */
+    /** Answers "peer CN=..." with the client's certificate subject, or "peer none"; the
+     * principal must agree with the chain, and be unverified exactly when the chain is. */
     static void peerHandler(com.sun.net.httpserver.HttpExchange ex) throws IOException {
         String who;
+        javax.net.ssl.SSLSession session = ((HttpsExchange) ex).getSSLSession();
         try {
-            Certificate[] chain = ((HttpsExchange) ex).getSSLSession().getPeerCertificates();
+            Certificate[] chain = session.getPeerCertificates();
             who = ((X509Certificate) chain[0]).getSubjectX500Principal().getName();
+            if (!session.getPeerPrincipal().getName().equals(who)) {
+                who = "principal " + session.getPeerPrincipal() + " differs from " + who;
+            } else if (chain.length != 1) {
+                who = "a chain of " + chain.length; // self-signed: the client sends one
+            }
         } catch (SSLPeerUnverifiedException e) {
             who = "none";
+            try {
+                who = "principal without certificates: " + session.getPeerPrincipal();
+            } catch (SSLPeerUnverifiedException expected) {
+                // as the chain: not authenticated
+            }
         }
         ex.getRequestBody().readAllBytes();
         TestServer.respond(ex, 200, "peer " + who);
@@ -124,8 +206,13 @@ class ClientAuthTest {
 
     /** A started HTTPS server whose configurator applies how to every connection's parameters. */
     static HttpsServer server(Consumer<HttpsParameters> how, AtomicInteger calls) throws IOException {
+        return server(serverContext, how, calls);
+    }
+
+    static HttpsServer server(SSLContext ctx, Consumer<HttpsParameters> how, AtomicInteger calls)
+            throws IOException {
         HttpsServer s = HttpsServer.create(TestServer.loopback0(), 0);
-        s.setHttpsConfigurator(new HttpsConfigurator(serverContext) {
+        s.setHttpsConfigurator(new HttpsConfigurator(ctx) {
             @Override
             public void configure(HttpsParameters params) {
                 calls.incrementAndGet();
@@ -164,6 +251,12 @@ class ClientAuthTest {
                 if (got.size() == 0) {
                     return "refused: " + e;
                 }
+            } finally {
+                // No resumption on a later connection: a JDK server shares its session cache
+                // through the SSLContext (serverContext serves every test here), and a session
+                // resumed from a client-auth test would carry that test's peer certificate into
+                // another server's exchange.
+                sock.getSession().invalidate();
             }
             if (got.size() == 0) {
                 return "refused: closed without a response";
@@ -201,9 +294,11 @@ class ClientAuthTest {
                 }
                 return;
             }
+            assertNative(s, true);
             assertRefused(get(s, anonymousClient), "needClientAuth, no client certificate");
             assertRefused(get(s, anonymousClient), "needClientAuth, second connection without a certificate");
             assertRefused(get(s, untrustedClient), "needClientAuth, untrusted client certificate");
+            assertRefused(get(s, pushyUntrustedClient), "needClientAuth, untrusted certificate sent anyway");
             assertPeer(get(s, certifiedClient), "CN=compat-client", "needClientAuth, trusted certificate");
             assertPeer(get(s, certifiedClient), "CN=compat-client", "needClientAuth, second trusted connection");
             assertTrue(calls.get() >= 1, "configure was called");
@@ -221,6 +316,7 @@ class ClientAuthTest {
             p.setSSLParameters(sp);
         }, calls);
         try {
+            assertNative(s, true);
             assertRefused(get(s, anonymousClient), "SSLParameters.needClientAuth, no client certificate");
             assertPeer(get(s, certifiedClient), "CN=compat-client", "SSLParameters.needClientAuth, trusted certificate");
             assertRefused(get(s, anonymousClient), "SSLParameters.needClientAuth, no certificate after one with");
@@ -234,10 +330,14 @@ class ClientAuthTest {
         AtomicInteger calls = new AtomicInteger();
         HttpsServer s = server(p -> p.setWantClientAuth(true), calls);
         try {
+            assertNative(s, true);
             assertPeer(get(s, anonymousClient), "none", "wantClientAuth, no client certificate");
             assertPeer(get(s, certifiedClient), "CN=compat-client", "wantClientAuth, trusted certificate");
             // an untrusted certificate is dropped, not refused: served as without one
             assertPeer(get(s, untrustedClient), "none", "wantClientAuth, untrusted client certificate");
+            // sent anyway, it does not verify: the handshake fails, as with need
+            assertRefused(get(s, pushyUntrustedClient), "wantClientAuth, untrusted certificate sent anyway");
+            assertPeer(get(s, anonymousClient), "none", "wantClientAuth, no certificate after a refusal");
         } finally {
             s.stop(0);
         }
@@ -270,6 +370,78 @@ class ClientAuthTest {
         }, calls);
         try {
             assertPeer(get(s, anonymousClient), "none", "setNeedClientAuth then setSSLParameters without it");
+        } finally {
+            s.stop(0);
+        }
+    }
+
+    /** want through SSLParameters on TLS 1.2 as well as 1.3 (the default). */
+    @Test
+    void wantClientAuthOverTls12() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        HttpsServer s = server(p -> {
+            SSLParameters sp = p.getHttpsConfigurator().getSSLContext().getDefaultSSLParameters();
+            sp.setWantClientAuth(true);
+            sp.setProtocols(new String[] {"TLSv1.2"});
+            p.setSSLParameters(sp);
+        }, calls);
+        try {
+            assertNative(s, true);
+            assertPeer(get(s, anonymousClient), "none", "TLS 1.2 want, no certificate");
+            assertPeer(get(s, certifiedClient), "CN=compat-client", "TLS 1.2 want, trusted certificate");
+            assertRefused(get(s, pushyUntrustedClient), "TLS 1.2 want, untrusted certificate");
+        } finally {
+            s.stop(0);
+        }
+    }
+
+    /**
+     * A custom X509TrustManager decides in code, which OpenSSL cannot reproduce from a CA list:
+     * tachy hands the server to the JDK's (with a WARNING), and need is enforced either way.
+     */
+    @Test
+    void customTrustManagerIsEnforcedByTheFallback() throws Exception {
+        KeyStore server = keyPair("server2", "CN=localhost");
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(server, PASS);
+        AtomicInteger checked = new AtomicInteger();
+        javax.net.ssl.X509TrustManager onlyCompatClient = new javax.net.ssl.X509TrustManager() {
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType)
+                    throws java.security.cert.CertificateException {
+                checked.incrementAndGet();
+                if (!chain[0].getSubjectX500Principal().getName().equals("CN=compat-client")) {
+                    throw new java.security.cert.CertificateException("not compat-client");
+                }
+            }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String authType)
+                    throws java.security.cert.CertificateException {
+                throw new java.security.cert.CertificateException("server side only");
+            }
+
+            @Override
+            public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[0];
+            }
+        };
+        SSLContext ctx = SSLContext.getInstance("TLS");
+        ctx.init(kmf.getKeyManagers(), new javax.net.ssl.TrustManager[] {onlyCompatClient}, null);
+        SSLContext trustsServer2 = context(null, server);
+        SSLContext client2 = pushy(keyPairStore, server);
+        SSLContext stranger2 = pushy(strangerStore, server);
+        AtomicInteger calls = new AtomicInteger();
+        HttpsServer s = server(ctx, p -> p.setNeedClientAuth(true), calls);
+        try {
+            if (!Compat.isTachy() && Compat.javaFeature() < 25) {
+                return; // JDK 17's legacy setter quirk (see needClientAuthThroughTheLegacySetter)
+            }
+            assertNative(s, false);
+            assertRefused(get(s, trustsServer2), "custom trust manager, no certificate");
+            assertRefused(get(s, stranger2), "custom trust manager refuses the stranger");
+            assertPeer(get(s, client2), "CN=compat-client", "custom trust manager accepts compat-client");
+            assertTrue(checked.get() >= 2, "the trust manager decided");
         } finally {
             s.stop(0);
         }

@@ -21,6 +21,7 @@ import java.util.concurrent.Executor;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SNIMatcher;
 import javax.net.ssl.X509KeyManager;
+import javax.net.ssl.X509TrustManager;
 
 /**
  * The HTTPS server. Until {@link #start()} it is a tachy server (contexts, executor, bind all
@@ -39,11 +40,18 @@ import javax.net.ssl.X509KeyManager;
  *     cipher suites, in order, to OpenSSL names (suites OpenSSL does not have are left out,
  *     never added); ALPN is answered "http/1.1" when the client offers it. Handlers receive an
  *     {@link com.sun.net.httpserver.HttpsExchange} whose getSSLSession() reports what OpenSSL
- *     negotiated ({@link TachySslSession}).
+ *     negotiated ({@link TachySslSession}). need/wantClientAuth map to OpenSSL's verify modes
+ *     (want: SSL_VERIFY_PEER; need: also SSL_VERIFY_FAIL_IF_NO_PEER_CERT) with the trust
+ *     manager's getAcceptedIssuers() as the CA store, and getPeerCertificates() returns the
+ *     chain the client sent. Because configure() is called once, what it decides holds for
+ *     every connection: a configure() that chooses per client address (need for some, not
+ *     for others) gets the decision it made for 0.0.0.0:0 everywhere; such a configurator
+ *     needs the JDK's server (there is no way to detect it).
  * <li><b>The JDK's HTTPS server</b> (sun.net.httpserver, reached by reflection or, without
  *     {@code --add-exports}, through JNI) when tachy cannot: no configurator, key material it
- *     cannot reach, need/wantClientAuth (client certificates are not implemented natively),
- *     protocols other than TLSv1.2/1.3, SNI matchers, ALPN lists without http/1.1, a
+ *     cannot reach, need/wantClientAuth with a trust manager whose decisions are not a CA list
+ *     (a custom X509TrustManager, CertPathTrustManagerParameters, revocation checking: see
+ *     {@link TachyTls}; logged as a WARNING), protocols other than TLSv1.2/1.3, SNI matchers, ALPN lists without http/1.1, a
  *     configure() that throws. tachy's socket is closed, the JDK's server binds the same
  *     address, and the contexts are carried over (their live filter lists, handler, the
  *     authenticator and attributes as they are at start); from then on every call goes to
@@ -77,6 +85,10 @@ public final class TachyHttpsServer extends HttpsServer {
     private volatile X509Certificate[] localChain;
     private volatile int packetBufferSize;
     private volatile int applicationBufferSize;
+    /** Client authentication is on (want or need): exchanges read the client's chain. */
+    private volatile boolean clientAuth;
+    /** The fallback reason is one a WARNING is logged for (client authentication). */
+    private boolean warnFallback;
 
     TachyHttpsServer(InetSocketAddress addr, int backlog) throws IOException {
         this.backlog = backlog;
@@ -152,8 +164,8 @@ public final class TachyHttpsServer extends HttpsServer {
                 return;
             }
             fallbackReason = why;
-            TachyHttpServer.LOGGER.log(Level.DEBUG,
-                    "tachy: HTTPS served by the JDK's server: {0}", why);
+            TachyHttpServer.LOGGER.log(warnFallback ? Level.WARNING : Level.DEBUG,
+                    "tachy: HTTPS served by the JDK''s server: {0}", why);
             fallBack();
             started = true;
         }
@@ -181,8 +193,20 @@ public final class TachyHttpsServer extends HttpsServer {
         } catch (RuntimeException e) {
             return "HttpsConfigurator.configure failed at start: " + e;
         }
-        if (s.needClientAuth || s.wantClientAuth) {
-            return "client authentication (need/wantClientAuth) is not implemented natively";
+        int clientAuthMode = s.needClientAuth ? TlsNative.CLIENT_AUTH_NEED
+                : s.wantClientAuth ? TlsNative.CLIENT_AUTH_WANT : 0;
+        X509Certificate[] anchors = null;
+        if (clientAuthMode != 0) {
+            String no = TachyTls.clientAuthUnmappable(ctx);
+            X509TrustManager tm = no == null ? TachyTls.trustManager(ctx) : null;
+            if (no == null && tm == null) {
+                no = "client authentication: the trust manager is not reachable";
+            }
+            if (no != null) {
+                warnFallback = true;
+                return no;
+            }
+            anchors = tm.getAcceptedIssuers();
         }
         java.util.Collection<SNIMatcher> sni = s.parameters.getSNIMatchers();
         if (sni != null && !sni.isEmpty()) {
@@ -242,6 +266,17 @@ public final class TachyHttpsServer extends HttpsServer {
                     return why = "OpenSSL refused the " + k.key.getAlgorithm() + " key: " + Native.strerror(rc);
                 }
             }
+            if (clientAuthMode != 0) {
+                int rc = anchors.length > 0 ? TlsNative.configAddClientCa(cfgHandle, TachyTls.chainPem(anchors)) : 0;
+                if (rc == 0) {
+                    rc = TlsNative.configSetClientAuth(cfgHandle, clientAuthMode);
+                }
+                if (rc < 0) {
+                    warnFallback = true;
+                    return why = "OpenSSL refused the trust anchors for client authentication: "
+                            + Native.strerror(rc);
+                }
+            }
             int rc = TlsNative.configSetVersions(cfgHandle, min, max);
             if (rc == 0) {
                 rc = TlsNative.configSetCiphers(cfgHandle,
@@ -253,6 +288,7 @@ public final class TachyHttpsServer extends HttpsServer {
             localChain = keys.get(0).chain;
             packetBufferSize = s.packetBufferSize;
             applicationBufferSize = s.applicationBufferSize;
+            clientAuth = clientAuthMode != 0;
             h[0] = cfgHandle;
             return null;
         } catch (GeneralSecurityException e) {
@@ -267,15 +303,20 @@ public final class TachyHttpsServer extends HttpsServer {
     /** The exchange handlers see (TachyHttpContext.invoke): an HttpsExchange over x. */
     HttpExchange exchange(TachyHttpExchange x) {
         String[] tls = null;
+        byte[][] peer = null;
         try {
-            tls = TlsNative.exchangeTls(x.nativeHandle());
+            long h = x.nativeHandle();
+            tls = TlsNative.exchangeTls(h);
+            if (clientAuth) {
+                peer = TlsNative.peerCertificates(h); // DER, decoded when asked for
+            }
         } catch (IOException e) {
             // closed already: no TLS fields to read
         }
         if (tls == null) {
             tls = new String[] {"NONE", "SSL_NULL_WITH_NULL_NULL", null, null};
         }
-        return new TachyHttpsExchange(x, new TachySslSession(tls, localChain, x,
+        return new TachyHttpsExchange(x, new TachySslSession(tls, localChain, peer, x,
                 packetBufferSize, applicationBufferSize));
     }
 

@@ -4,7 +4,10 @@ import com.sun.net.httpserver.HttpExchange;
 import java.net.InetSocketAddress;
 import java.security.Principal;
 import java.security.SecureRandom;
+import java.io.ByteArrayInputStream;
 import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Map;
@@ -20,8 +23,11 @@ import javax.net.ssl.SSLSessionContext;
 /**
  * HttpsExchange.getSSLSession() on tachy's OpenSSL path: what OpenSSL negotiated (protocol,
  * cipher suite by its standard name, SNI host) plus what Java knows (the server's chain, the
- * peer's address). As with the JDK's server (no client authentication), the peer is not
- * authenticated: getPeerCertificates/getPeerPrincipal throw SSLPeerUnverifiedException.
+ * peer's address). With client authentication (want/need) and a client that sent a
+ * certificate, getPeerCertificates returns the chain it sent (its own first, decoded from the
+ * DER OpenSSL verified, on first use) and getPeerPrincipal its subject; otherwise both throw
+ * SSLPeerUnverifiedException("peer not authenticated"), as the JDK's session does. A session
+ * resumed from a ticket knows the client's own certificate only, not its intermediates.
  *
  * <p>Differences from the JDK's session object: one object per exchange (the JDK shares one
  * per TLS session), a random id, no session context (null), and the signature algorithm
@@ -34,6 +40,8 @@ final class TachySslSession extends ExtendedSSLSession {
     private final String cipherSuite;
     private final String serverName;
     private final X509Certificate[] local;
+    private final byte[][] peerDer; /* the client's chain as DER, or null: none */
+    private volatile X509Certificate[] peer;
     private final HttpExchange exchange; /* the peer's address, decoded when asked for */
     private final int packetBufferSize;
     private final int applicationBufferSize;
@@ -43,8 +51,9 @@ final class TachySslSession extends ExtendedSSLSession {
     private volatile boolean valid = true;
     private volatile String peerHost;
 
-    TachySslSession(String[] tls, X509Certificate[] local, HttpExchange exchange,
+    TachySslSession(String[] tls, X509Certificate[] local, byte[][] peerDer, HttpExchange exchange,
             int packetBufferSize, int applicationBufferSize) {
+        this.peerDer = peerDer;
         this.protocol = tls[0];
         this.cipherSuite = tls[1];
         this.serverName = tls[2];
@@ -130,7 +139,31 @@ final class TachySslSession extends ExtendedSSLSession {
 
     @Override
     public Certificate[] getPeerCertificates() throws SSLPeerUnverifiedException {
-        throw new SSLPeerUnverifiedException("peer not authenticated");
+        return peerChain().clone();
+    }
+
+    /** The client's chain, decoded once; SSLPeerUnverifiedException when it sent none. */
+    private X509Certificate[] peerChain() throws SSLPeerUnverifiedException {
+        X509Certificate[] p = peer;
+        if (p != null) {
+            return p;
+        }
+        if (peerDer == null || peerDer.length == 0) {
+            throw new SSLPeerUnverifiedException("peer not authenticated");
+        }
+        try {
+            CertificateFactory cf = CertificateFactory.getInstance("X.509");
+            p = new X509Certificate[peerDer.length];
+            for (int i = 0; i < p.length; i++) {
+                p[i] = (X509Certificate) cf.generateCertificate(new ByteArrayInputStream(peerDer[i]));
+            }
+        } catch (CertificateException e) {
+            SSLPeerUnverifiedException x = new SSLPeerUnverifiedException("peer certificate unreadable");
+            x.initCause(e);
+            throw x;
+        }
+        peer = p;
+        return p;
     }
 
     @Override
@@ -140,7 +173,7 @@ final class TachySslSession extends ExtendedSSLSession {
 
     @Override
     public Principal getPeerPrincipal() throws SSLPeerUnverifiedException {
-        throw new SSLPeerUnverifiedException("peer not authenticated");
+        return peerChain()[0].getSubjectX500Principal();
     }
 
     @Override

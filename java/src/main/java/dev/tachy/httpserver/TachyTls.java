@@ -34,6 +34,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.X509KeyManager;
+import javax.net.ssl.X509TrustManager;
 
 /**
  * Key material for tachy's native HTTPS (OpenSSL) path.
@@ -53,10 +54,26 @@ import javax.net.ssl.X509KeyManager;
  *     property {@code tachy.https.jdkKeyManager=false} to turn this off.
  * </ol>
  * Any other SSLContext (a custom key manager, a provider other than SunJSSE, keys that cannot
- * be exported such as PKCS#11), or a configuration OpenSSL cannot reproduce (client
- * authentication, TLS 1.0/1.1, SNI matchers, ALPN other than http/1.1) is served by the JDK's
- * own HTTPS server instead; {@link TachyHttpsServer#isNative()} and
- * {@link TachyHttpsServer#fallbackReason()} tell which path serves and why.
+ * be exported such as PKCS#11), or a configuration OpenSSL cannot reproduce (TLS 1.0/1.1, SNI
+ * matchers, ALPN other than http/1.1, client authentication with trust decisions a CA list
+ * cannot express: see below) is served by the JDK's own HTTPS server instead;
+ * {@link TachyHttpsServer#isNative()} and {@link TachyHttpsServer#fallbackReason()} tell which
+ * path serves and why.
+ *
+ * <p><b>Client authentication</b> ({@code HttpsParameters.setNeedClientAuth/setWantClientAuth},
+ * or the same in {@code SSLParameters}) is done by OpenSSL when the context's trust manager is
+ * the JDK's own KeyStore-backed one: a {@code TrustManagerFactory} ("PKIX" or "SunX509")
+ * initialised with a {@code KeyStore} (or null: the default cacerts), read through JNI as the
+ * key manager is. Its decisions are then "the client's chain leads to one of
+ * {@code getAcceptedIssuers()}", which OpenSSL reproduces: those certificates become its trust
+ * anchors (roots or not, as Java's TrustAnchors are) and the subjects listed in the
+ * CertificateRequest. Anything else falls back to the JDK's server with a WARNING: a custom
+ * {@code X509TrustManager} (its decisions are code, not a CA list), a
+ * {@code CertPathTrustManagerParameters} factory (revocation checking, custom checkers or
+ * CertStores), {@code -Dcom.sun.net.ssl.checkRevocation=true}, or a JDK whose private fields
+ * differ. What OpenSSL checks differently: its own security level instead of
+ * {@code jdk.certpath.disabledAlgorithms}, and no revocation checking (which the JDK does not
+ * do by default either).
  *
  * <p>The key is handed to C as PKCS#8 PEM ({@link PrivateKey#getEncoded()}) and the chain as
  * the certificates' DER in PEM; the native copies are wiped after OpenSSL has parsed them.
@@ -190,6 +207,35 @@ public final class TachyTls {
             return (X509KeyManager) o;
         }
         return null;
+    }
+
+    /**
+     * Why the client certificates of ctx cannot be verified natively, or null when they can
+     * (the trust manager is the JDK's KeyStore-backed one; see the class comment).
+     */
+    static String clientAuthUnmappable(SSLContext ctx) {
+        if (Boolean.getBoolean("com.sun.net.ssl.checkRevocation")) {
+            return "client authentication with revocation checking (com.sun.net.ssl.checkRevocation)"
+                    + " is not done natively";
+        }
+        if (trustManager(ctx) == null) {
+            return "client authentication: the SSLContext's trust manager is not the JDK's KeyStore-backed"
+                    + " one (a custom X509TrustManager or CertPathTrustManagerParameters decide in code,"
+                    + " which a CA list cannot express)";
+        }
+        return null;
+    }
+
+    /** The JDK's KeyStore-backed trust manager behind ctx, or null (see clientAuthUnmappable). */
+    static X509TrustManager trustManager(SSLContext ctx) {
+        Object o;
+        try {
+            NativeLoader.load();
+            o = TlsNative.trustManager(ctx);
+        } catch (RuntimeException | LinkageError e) {
+            return null;
+        }
+        return o instanceof X509TrustManager ? (X509TrustManager) o : null;
     }
 
     /** One private key with its chain. */

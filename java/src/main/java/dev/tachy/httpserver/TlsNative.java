@@ -48,4 +48,24 @@ final class TlsNative {
      * implementation or has none. See jni/tls_natives.c.
      */
     static native Object keyManager(SSLContext ctx);
+
+    /** Client authentication modes (enum tachy_tls_client_auth). */
+    static final int CLIENT_AUTH_WANT = 1;
+    static final int CLIENT_AUTH_NEED = 2;
+
+    /** tachy_tls_config_add_client_ca_pem: trust anchors for client certificates, PEM text. */
+    static native int configAddClientCa(long cfg, byte[] pem);
+
+    /** tachy_tls_config_set_client_auth (CLIENT_AUTH_*; 0 = none). */
+    static native int configSetClientAuth(long cfg, int mode);
+
+    /** The DER of each certificate the client sent, its own first; null when it sent none. */
+    static native byte[][] peerCertificates(long ex);
+
+    /**
+     * The X509TrustManager a JDK SSLContext was initialised with, read through JNI like
+     * {@link #keyManager}, and only when it is the JDK's own KeyStore-backed
+     * X509TrustManagerImpl (not built from CertPathTrustManagerParameters); null otherwise.
+     */
+    static native Object trustManager(SSLContext ctx);
 }
