@@ -180,6 +180,41 @@ class WsParkedTest {
         }
     }
 
+    @Test
+    void attachesFromAnExecutorThread() throws Exception {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/ws", new WebSocketHandler(ex -> new Echo()));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        server.setExecutor(pool);
+        server.start();
+        int port = server.getAddress().getPort();
+        List<Socket> socks = new ArrayList<>();
+        try {
+            for (int i = 0; i < 20; i++) {
+                socks.add(open(port));
+            }
+            int[] op = new int[1];
+            for (Socket s : socks) {
+                expect101(s);
+            }
+            for (int round = 0; round < 5; round++) {
+                for (Socket s : socks) {
+                    s.getOutputStream().write(frame(1, ("m" + round).getBytes(StandardCharsets.US_ASCII)));
+                }
+                for (Socket s : socks) {
+                    assertEquals("m" + round, new String(readFrame(s, op), StandardCharsets.US_ASCII));
+                }
+            }
+        } finally {
+            for (Socket s : socks) {
+                s.close();
+            }
+            server.stop(0);
+            server = null;
+            pool.shutdown();
+        }
+    }
+
     /** Counts messages; asks for nothing by itself. */
     static final class Counting implements WebSocket.Listener {
         final AtomicReference<WebSocket> ws = new AtomicReference<>();
