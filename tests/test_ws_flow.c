@@ -395,6 +395,11 @@ static void a_peer_that_answers_pings_stays(void **state) {
     assert_true(pings >= 3); /* ~every 200 ms of silence */
     assert_int_equal(atomic_load(&live_close), 0);
     close(fd);
+    /* Its on_close (1006) comes on a pool thread: wait, so it is not the next test's. */
+    long until = ts_now_ms() + 3000;
+    while (atomic_load(&live_close) == 0 && ts_now_ms() < until)
+        ts_sleep_ms(5);
+    assert_int_equal(atomic_load(&live_close), 1006);
 }
 
 static void a_suspended_socket_is_not_pinged_or_dropped(void **state) {
