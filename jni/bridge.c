@@ -84,6 +84,10 @@ static JNIEnv *env_attach(const char *name, int daemon) {
     return env;
 }
 
+JNIEnv *tachy_jni__env(void) {
+    return env_attach("ws", 1);
+}
+
 void tachy_jni__thread_start(void *user, const char *name) {
     const tachy_jni_server *js = user;
     (void)env_attach(name, js == NULL || js->daemon_threads);

@@ -56,6 +56,11 @@ void tachy_jni__thread_start(void *user, const char *name);
 void tachy_jni__thread_stop(void *user);
 void tachy_jni__log(void *user, int level, const char *message);
 
+/* The calling thread's JNIEnv: pool threads are attached once when they start
+ * (tachy_jni__thread_start), so this is a GetEnv; any other thread is attached as a daemon
+ * thread (detached at its exit by the key destructor). NULL if the JVM refuses. */
+JNIEnv *tachy_jni__env(void);
+
 /* Registers WsNative's methods and caches TachyWebSocket's upcalls (ws_natives.c). */
 int tachy_jni__register_ws_natives(JNIEnv *env);
 

@@ -2,14 +2,20 @@
  * jni/ws_natives.c - the natives of dev.tachy.httpserver.websocket.WsNative and the upcalls
  * of tachy_ws callbacks into dev.tachy.httpserver.websocket.TachyWebSocket.
  *
- * tachy_ws_serve runs on the thread that runs the Java handler (a connection thread, or an
- * executor thread), which is attached to the JVM: callbacks upcall with that thread's
- * JNIEnv, each inside its own local frame. The Java TachyWebSocket object is a global
- * reference for the duration of serve; the tachy_ws handle it gets in nativeOpen carries
- * its own reference (tachy_ws_retain), dropped by WsNative.release from a Cleaner, so a
- * send from any Java thread after the connection ended fails with TACHY_ECLOSED instead of
- * touching freed memory. Payloads cross with array-region copies: no critical section is
- * ever held across socket I/O.
+ * WsNative.attach runs tachy_ws_attach on the thread that runs the Java handler (a pool
+ * thread, or an executor thread) and returns after on_open: the connection then holds no
+ * thread, Java or native. Later callbacks run on the server's pool threads, one at a time
+ * per socket, in order; a pool thread is attached to the JVM once when it starts
+ * (bridge.c), so an upcall costs a GetEnv, not an attach. Each upcall runs inside its own
+ * local frame. The Java TachyWebSocket object is a global reference held by the
+ * connection's ws_ctx from attach to on_close (which always comes once on_open came), and
+ * freed there; the tachy_ws handle it gets in nativeOpen carries its own reference
+ * (tachy_ws_retain), dropped by WsNative.release from a Cleaner, so a send from any Java
+ * thread after the connection ended fails with TACHY_ECLOSED instead of touching freed
+ * memory. Reading starts suspended (cb_open): TachyWebSocket resumes it when the listener
+ * requests messages (request(n) -> WsNative.resume) and suspends it again in the callback
+ * that takes the last requested one. Payloads cross with array-region copies: no
+ * critical section is ever held across socket I/O.
  */
 #include "bridge.h"
 
@@ -22,7 +28,7 @@
 #define WS_CONN_CLASS "dev/tachy/httpserver/websocket/TachyWebSocket"
 #define PTR(type, j) ((type *)(intptr_t)(j))
 
-/* Indexes into the long[] of WsNative.serve (WsNative.OPT_*). */
+/* Indexes into the long[] of WsNative.attach (WsNative.OPT_*). */
 enum {
     WS_OPT_MAX_MESSAGE = 0,
     WS_OPT_DEFLATE,
@@ -32,6 +38,8 @@ enum {
     WS_OPT_IDLE_TIMEOUT_MS,
     WS_OPT_PING_INTERVAL_MS,
     WS_OPT_PING_TIMEOUT_MS,
+    WS_OPT_MAX_BACKLOG,
+    WS_OPT_BACKLOG_POLICY,
     WS_OPT_COUNT
 };
 
@@ -42,11 +50,23 @@ static jmethodID g_pong;    /* void nativePong(byte[])                  */
 static jmethodID g_close;   /* void nativeClose(int, byte[])            */
 static jmethodID g_error;   /* void nativeError(int, int, String)       */
 
-/* What the callbacks need: the thread's env and the Java object. */
+/* One connection's Java side: the TachyWebSocket, a global reference from attach to
+ * on_close (or to the end of attach when the upgrade was refused). */
 typedef struct ws_ctx {
-    JNIEnv *env;
-    jobject conn; /* global ref during serve */
+    jobject conn;
 } ws_ctx;
+
+/* The callback thread's env inside a new local frame, or NULL (then nothing is called). */
+static JNIEnv *enter(int slots) {
+    JNIEnv *env = tachy_jni__env();
+    if (env == NULL)
+        return NULL;
+    if ((*env)->PushLocalFrame(env, slots) != 0) {
+        (*env)->ExceptionClear(env);
+        return NULL;
+    }
+    return env;
+}
 
 static jbyteArray bytes(JNIEnv *env, const void *p, size_t n) {
     if (n > 0x7fffffff)
@@ -68,9 +88,10 @@ static void after_upcall(JNIEnv *env, tachy_ws *ws) {
 
 static void cb_open(tachy_ws *ws, void *user) {
     ws_ctx *c = user;
-    JNIEnv *env = c->env;
-    if ((*env)->PushLocalFrame(env, 4) != 0) {
-        (*env)->ExceptionClear(env);
+    /* No message before the listener asks (TachyWebSocket.request resumes). */
+    tachy_ws_suspend_reading(ws);
+    JNIEnv *env = enter(4);
+    if (env == NULL) {
         tachy_ws_abort(ws);
         return;
     }
@@ -83,9 +104,8 @@ static void cb_open(tachy_ws *ws, void *user) {
 static void cb_message(tachy_ws *ws, int type, const void *data, size_t len, int last,
                        void *user) {
     ws_ctx *c = user;
-    JNIEnv *env = c->env;
-    if ((*env)->PushLocalFrame(env, 4) != 0) {
-        (*env)->ExceptionClear(env);
+    JNIEnv *env = enter(4);
+    if (env == NULL) {
         tachy_ws_abort(ws);
         return;
     }
@@ -98,9 +118,9 @@ static void cb_message(tachy_ws *ws, int type, const void *data, size_t len, int
 
 static void control(tachy_ws *ws, jmethodID m, const void *data, size_t len, void *user) {
     ws_ctx *c = user;
-    JNIEnv *env = c->env;
-    if ((*env)->PushLocalFrame(env, 4) != 0) {
-        (*env)->ExceptionClear(env);
+    JNIEnv *env = enter(4);
+    if (env == NULL) {
+        tachy_ws_abort(ws);
         return;
     }
     jbyteArray a = bytes(env, data, len);
@@ -120,28 +140,26 @@ static void cb_pong(tachy_ws *ws, const void *data, size_t len, void *user) {
 
 static void cb_close(tachy_ws *ws, int code, const char *reason, size_t len, void *user) {
     ws_ctx *c = user;
-    JNIEnv *env = c->env;
     (void)ws;
-    if ((*env)->PushLocalFrame(env, 4) != 0) {
-        (*env)->ExceptionClear(env);
-        return;
+    JNIEnv *env = enter(4);
+    if (env != NULL) {
+        jbyteArray a = bytes(env, reason, len);
+        if (a != NULL)
+            (*env)->CallVoidMethod(env, c->conn, g_close, (jint)code, a);
+        if ((*env)->ExceptionCheck(env))
+            (*env)->ExceptionClear(env);
+        (*env)->PopLocalFrame(env, NULL);
+        (*env)->DeleteGlobalRef(env, c->conn); /* the last callback: the connection's end */
     }
-    jbyteArray a = bytes(env, reason, len);
-    if (a != NULL)
-        (*env)->CallVoidMethod(env, c->conn, g_close, (jint)code, a);
-    if ((*env)->ExceptionCheck(env))
-        (*env)->ExceptionClear(env);
-    (*env)->PopLocalFrame(env, NULL);
+    free(c);
 }
 
 static void cb_error(tachy_ws *ws, int err, int close_code, const char *what, void *user) {
     ws_ctx *c = user;
-    JNIEnv *env = c->env;
     (void)ws;
-    if ((*env)->PushLocalFrame(env, 4) != 0) {
-        (*env)->ExceptionClear(env);
+    JNIEnv *env = enter(4);
+    if (env == NULL)
         return;
-    }
     jstring s = (*env)->NewStringUTF(env, what ? what : "");
     if (s != NULL)
         (*env)->CallVoidMethod(env, c->conn, g_error, (jint)err, (jint)close_code, s);
@@ -152,8 +170,8 @@ static void cb_error(tachy_ws *ws, int err, int close_code, const char *what, vo
 
 /* ---- natives --------------------------------------------------------------------------- */
 
-static jint JNICALL n_serve(JNIEnv *env, jclass cls, jlong ex, jobject conn, jlongArray jopts,
-                            jobjectArray jprotos) {
+static jint JNICALL n_attach(JNIEnv *env, jclass cls, jlong ex, jobject conn, jlongArray jopts,
+                             jobjectArray jprotos) {
     (void)cls;
     jlong v[WS_OPT_COUNT];
     if ((*env)->GetArrayLength(env, jopts) < WS_OPT_COUNT)
@@ -162,9 +180,14 @@ static jint JNICALL n_serve(JNIEnv *env, jclass cls, jlong ex, jobject conn, jlo
     if ((*env)->ExceptionCheck(env))
         return TACHY_EINVAL;
 
-    ws_ctx c = {env, (*env)->NewGlobalRef(env, conn)};
-    if (c.conn == NULL)
+    ws_ctx *c = calloc(1, sizeof *c);
+    if (c == NULL)
         return TACHY_ENOMEM;
+    c->conn = (*env)->NewGlobalRef(env, conn);
+    if (c->conn == NULL) {
+        free(c);
+        return TACHY_ENOMEM;
+    }
     tachy_ws_options o;
     tachy_ws_options_init(&o);
     o.cb.on_open = cb_open;
@@ -173,7 +196,7 @@ static jint JNICALL n_serve(JNIEnv *env, jclass cls, jlong ex, jobject conn, jlo
     o.cb.on_pong = cb_pong;
     o.cb.on_close = cb_close;
     o.cb.on_error = cb_error;
-    o.user = &c;
+    o.user = c;
     if (v[WS_OPT_MAX_MESSAGE] > 0) {
         o.max_message_size = (size_t)v[WS_OPT_MAX_MESSAGE];
         o.max_frame_size = (size_t)v[WS_OPT_MAX_MESSAGE];
@@ -186,8 +209,11 @@ static jint JNICALL n_serve(JNIEnv *env, jclass cls, jlong ex, jobject conn, jlo
     o.idle_timeout_ms = (long)v[WS_OPT_IDLE_TIMEOUT_MS];
     o.ping_interval_ms = (long)v[WS_OPT_PING_INTERVAL_MS];
     o.ping_timeout_ms = (long)v[WS_OPT_PING_TIMEOUT_MS];
+    if (v[WS_OPT_MAX_BACKLOG] > 0)
+        o.max_backlog = (size_t)v[WS_OPT_MAX_BACKLOG];
+    o.backlog_policy = v[WS_OPT_BACKLOG_POLICY] == 1 ? TACHY_WS_BACKLOG_CLOSE : TACHY_WS_BACKLOG_FAIL;
 
-    /* Subprotocols: UTF-8 copies for the duration of the call. */
+    /* Subprotocols: UTF-8 copies for the handshake (the selected one is copied by it). */
     jsize np = jprotos ? (*env)->GetArrayLength(env, jprotos) : 0;
     const char **protos = np ? calloc((size_t)np, sizeof *protos) : NULL;
     int rc = 0;
@@ -208,13 +234,30 @@ static jint JNICALL n_serve(JNIEnv *env, jclass cls, jlong ex, jobject conn, jlo
     if (rc == 0) {
         o.subprotocols = protos;
         o.num_subprotocols = (size_t)np;
-        rc = tachy_ws_serve(PTR(tachy_exchange, ex), &o);
+        rc = tachy_ws_attach(PTR(tachy_exchange, ex), &o);
     }
     for (jsize i = 0; protos && i < np; i++)
         free((void *)protos[i]);
     free(protos);
-    (*env)->DeleteGlobalRef(env, c.conn);
+    /* 0: attached, on_open ran and on_close will free c (maybe already: do not touch it);
+     * else refused or failed before on_open: no callback will come. */
+    if (rc != 0) {
+        (*env)->DeleteGlobalRef(env, c->conn);
+        free(c);
+    }
     return rc;
+}
+
+static jint JNICALL n_suspend(JNIEnv *env, jclass cls, jlong ws) {
+    (void)env;
+    (void)cls;
+    return tachy_ws_suspend_reading(PTR(tachy_ws, ws));
+}
+
+static jint JNICALL n_resume(JNIEnv *env, jclass cls, jlong ws) {
+    (void)env;
+    (void)cls;
+    return tachy_ws_resume_reading(PTR(tachy_ws, ws));
 }
 
 /* Copies a Java byte range into a heap buffer (or a stack one for small sizes). */
@@ -308,7 +351,9 @@ static jstring JNICALL n_extensions(JNIEnv *env, jclass cls, jlong ws) {
 
 #define M(name, sig, fn) {(char *)(name), (char *)(sig), (void *)(fn)}
 static const JNINativeMethod k_ws_methods[] = {
-    M("serve", "(JL" WS_CONN_CLASS ";[J[Ljava/lang/String;)I", n_serve),
+    M("attach", "(JL" WS_CONN_CLASS ";[J[Ljava/lang/String;)I", n_attach),
+    M("suspend", "(J)I", n_suspend),
+    M("resume", "(J)I", n_resume),
     M("send", "(JI[BIIZZ)I", n_send),
     M("control", "(JZ[BI)I", n_control),
     M("close", "(JI[B)I", n_close),

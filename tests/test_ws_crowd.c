@@ -138,6 +138,7 @@ static int setup(void **state) {
     tachy_ws_options_init(&once_opt);
     once_opt.cb.on_open = once_open;
     once_opt.cb.on_close = counted_close;
+    once_opt.ping_interval_ms = -1; /* no liveness timer: the test counts the timers left */
     tachy_ws_options_init(&bp_fail_opt);
     bp_fail_opt.cb.on_open = held_open;
     bp_fail_opt.cb.on_error = held_error_cb;

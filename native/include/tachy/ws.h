@@ -131,8 +131,9 @@ typedef struct tachy_ws_options {
     long close_timeout_ms; /* wait for the peer's close reply / EOF (3000); a close */
                            /* sent from another thread: within about twice this */
     long idle_timeout_ms;  /* no bytes from the peer for this long -> close 1001 (-1) */
-    long ping_interval_ms; /* server pings when the peer was quiet this long (-1) */
-    long ping_timeout_ms;  /* no pong within this -> connection failed (10000) */
+    long ping_interval_ms; /* server pings when the peer was quiet this long (30000); */
+                           /* -1 or 0 = never */
+    long ping_timeout_ms;  /* no pong within this -> connection failed (15000) */
 
     /* Attached connections (tachy_ws_attach) on plain TCP: the per-socket send queue. */
     size_t max_backlog;    /* bytes queued for a slow peer (1 MiB); see backlog_policy */
@@ -140,6 +141,27 @@ typedef struct tachy_ws_options {
 } tachy_ws_options;
 
 /*
+ * The default liveness policy: a peer that sent nothing for ping_interval_ms (30 s) gets a
+ * ping (8 bytes: the monotonic ms); if no pong (or any pong) arrives within
+ * ping_timeout_ms (15 s) the connection is failed: on_error(TACHY_ETIMEDOUT, 0, "no pong
+ * within the ping timeout") and on_close(1006), no close frame (a peer that does not
+ * answer pings would not answer a close either). Any bytes from the peer count as a sign
+ * of life and push the ping back. Why these numbers: 30 s stays under the 60 s idle
+ * timeouts of the usual proxies and load balancers (nginx's proxy_read_timeout, cloud
+ * load balancers), so a quiet healthy connection is never cut by a middlebox, and a dead
+ * peer (a laptop lid closed, a cable pulled: no FIN ever comes) is found within 45 s
+ * instead of living until TCP keepalive's two hours; the cost is one 10-byte frame per 30 s
+ * per quiet socket. idle_timeout_ms stays off (-1): a quiet peer that answers pings is
+ * healthy, and closing it is the application's choice. Set ping_interval_ms = -1 for the
+ * old behaviour (no pings).
+ *
+ * With tachy_ws_attach these checks run on the server's timers: one one-shot timer per
+ * socket, due when the ping (or the pong deadline, or the idle close) is next due and moved
+ * on when the socket turned out not to be quiet - at most one timer run per interval per
+ * socket, no thread and no periodic wake-up per socket. While reading is suspended
+ * (tachy_ws_suspend_reading) nothing is checked: the peer is not read, so its silence
+ * proves nothing; the interval starts again at the resume.
+ *
  * What a send on an attached connection does when the peer does not read and the queue
  * would exceed max_backlog (a frame is always taken whole when the queue is empty, so
  * one message larger than the bound still goes out):
@@ -204,13 +226,41 @@ TACHY_API int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt);
  * on_close runs on a pool thread, or on the thread in tachy_server_stop for connections
  * open when the server stops (they get a close frame 1001 first).
  *
- * Call from the handler's own thread (not from an exchange deferred to another thread:
- * TACHY_ESTATE), at most once, and return from the handler right after; ex and
+ * Call from the thread that has the exchange - the handler's, or the thread it handed
+ * the exchange to (tachy_exchange_defer, a Java executor) - at most once, then close the
+ * exchange (a deferred one) and return from the handler; on_open runs on that thread. The
+ * pool adopts the socket once the handler has returned and the exchange is closed. ex and
  * tachy_ws_exchange are valid until then (in on_open, not in later callbacks).
  * Returns 0 (attached), TACHY_EPROTO (refused: 4xx sent, exchange closed) or another
  * negative code (nothing attached).
  */
 TACHY_API int tachy_ws_attach(tachy_exchange *ex, const tachy_ws_options *opt);
+
+/*
+ * Flow control on the read side of an attached connection (the JDK's request(n) is built
+ * on it). Both: any thread, on a handle the caller holds (a callback's, or retained);
+ * TACHY_ESTATE for a connection served by tachy_ws_serve (its thread reads), TACHY_EINVAL
+ * for NULL, else 0. Idempotent.
+ *
+ * tachy_ws_suspend_reading: no frame is parsed and nothing is read from the socket from
+ * the next frame on - called inside a callback, the next callback for this socket
+ * (on_message, on_ping, on_pong) waits for the resume; called from another thread while a
+ * callback runs, that callback completes and at most nothing more follows it. Frames
+ * already received stay buffered, undelivered; the kernel's receive buffer fills and TCP
+ * flow control stops the peer (its sends block, or queue on its side). Automatic pongs
+ * wait too (the ping is not read). Sends keep working, and the connection's end is still
+ * reported: on_error/on_close follow when it fails, when a close is sent from this side
+ * (reading then resumes by itself to finish the close handshake: data after our close is
+ * discarded, RFC 6455 1.4), or when the server stops. A peer's close or FIN is not seen
+ * while suspended. The ping/idle checks are off while suspended (see the liveness policy).
+ *
+ * tachy_ws_resume_reading: frames are delivered again, buffered ones first, in order. From
+ * inside one of the socket's callbacks it takes effect when the callback returns; from any
+ * other thread the parked socket is handed to a pool thread (an epoll event is raised for
+ * it), which delivers them there: callbacks never run on the resuming thread.
+ */
+TACHY_API int tachy_ws_suspend_reading(tachy_ws *ws);
+TACHY_API int tachy_ws_resume_reading(tachy_ws *ws);
 
 /* ---- sending: any thread ------------------------------------------------------------- */
 

@@ -33,6 +33,25 @@ static void ws_loop(tachy__conn *c, tachy_ws *ws) {
     tachy__pool_close(c); /* detaches the WebSocket first (tachy__pool_ws_closing) */
 }
 
+#define WS_EVENTS (EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET)
+
+/*
+ * ws->kick (tachy_ws_resume_reading from a thread that is not driving the socket): the
+ * socket's registration is modified to the same events, which makes epoll look at its
+ * readiness again and queue an event for it now - EPOLLOUT is ready unless the send buffer
+ * is full, and then it becomes ready when the buffer drains. The event is an ordinary one:
+ * a parked connection is claimed and driven by whichever pool thread takes it; an owned one
+ * is marked pending, so its owner's park fails and it drives it again. ws->lock is held and
+ * the socket is alive (the pool closes it only after tachy__ws_detach, which takes the lock).
+ */
+static void ws_kick(tachy_ws *ws) {
+    tachy__conn *c = ws->conn;
+    struct epoll_event ev = {WS_EVENTS, {.u64 = ws->kick_token}};
+    if (epoll_ctl(c->srv->pool->epfd, EPOLL_CTL_MOD, c->fd, &ev) < 0)
+        tachy__log(c->srv, TACHY_LOG_WARNING, "epoll_ctl(MOD) to resume a WebSocket: %s",
+                   strerror(errno));
+}
+
 int tachy__pool_ws_adopt(tachy__conn *c) {
     tachy_ws *ws = tachy__ws_take_attached(c);
     if (!ws)
@@ -40,10 +59,14 @@ int tachy__pool_ws_adopt(tachy__conn *c) {
     tachy_server *srv = c->srv;
     srv->pool->ws_of[c->slot] = ws;
     uint64_t gen = tachy__st_gen(atomic_load(&c->state));
-    struct epoll_event ev = {EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-                             {.u64 = (uint64_t)c->slot | (gen & 0xffffffffu) << 32}};
+    uint64_t token = (uint64_t)c->slot | (gen & 0xffffffffu) << 32;
+    struct epoll_event ev = {WS_EVENTS, {.u64 = token}};
     if (epoll_ctl(srv->pool->epfd, EPOLL_CTL_MOD, c->fd, &ev) < 0)
         tachy__log(srv, TACHY_LOG_WARNING, "epoll_ctl(MOD) for a WebSocket: %s", strerror(errno));
+    pthread_mutex_lock(&ws->lock);
+    ws->kick_token = token;
+    ws->kick = ws_kick;
+    pthread_mutex_unlock(&ws->lock);
     /* Bytes may already be buffered (frames sent right after the request): serve now. */
     ws_loop(c, ws);
     return 1;

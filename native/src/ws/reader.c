@@ -354,6 +354,18 @@ static int run(reader *r) {
     tachy__ws_parse_rules lenient = {0, 1, 0, 1};
     /* Every pass consumes a frame, reads from the socket (bounded by timeouts), or ends. */
     while (!r->done) {
+        /* Attached and reading suspended: no frame is parsed and the socket is not read
+         * (TCP pushes back on the peer), unless a close was sent: then the handshake is
+         * finished (data after our close is discarded anyway, RFC 6455 1.4). */
+        if (r->nonblock && !r->closing && __atomic_load_n(&ws->read_paused, __ATOMIC_ACQUIRE)) {
+            pthread_mutex_lock(&ws->lock);
+            int cs = ws->close_sent, paused = ws->read_paused;
+            pthread_mutex_unlock(&ws->lock);
+            if (cs)
+                r->closing = 1;
+            else if (paused)
+                return 1; /* parked until tachy_ws_resume_reading kicks it */
+        }
         size_t avail = r->in.len - r->start;
         tachy__ws_frame f = {0};
         ssize_t n = 0;
@@ -672,28 +684,80 @@ int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
  * tachy_ws_attach: no thread per socket (pool/wspark.c drives it).
  * ====================================================================================== */
 
-/* The WebSocket this thread's handler attached, until the pool takes it when the handler
- * has returned (tachy__ws_take_attached). One handler runs per thread at a time. */
-static __thread tachy_ws *attached;
+/* WebSockets attached and not yet taken by the pool (tachy__ws_take_attached), keyed by
+ * their connection: the attach may run on another thread than the connection's (a Java
+ * executor thread, a deferred exchange), and the pool takes it on the connection's thread
+ * once the handler is done. n_registered lets connections without one skip the lock. */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static tachy_ws *registered;
+static int n_registered; /* atomic builtins */
 
-/* Idle and ping checks on the timers (any pool thread, concurrently with the owner's
- * callbacks: it only sends and shuts down, under the lock; the owner reports). */
+/* Marks the thread in tachy__ws_drive (see tachy_ws.driver). */
+static __thread char drive_mark;
+
+/* Idle and ping checks on the timers: one one-shot timer per socket, scheduled for the
+ * earliest moment something can be due (the ping after ping_interval_ms of silence, the
+ * pong deadline, the idle close) and moved on from there when it finds the socket was
+ * not quiet after all. So a socket costs at most one timer run per interval, and none
+ * in between whatever its traffic. Runs on any pool thread, concurrently with the owner's
+ * callbacks: it only sends and shuts down, under the lock; the owner reports. */
+static void tick_fn(tachy_timer *t, void *user);
+
+/* When the tick must next look (lock held): ms from now, or -1 for nothing to watch. */
+static long tick_due_locked(tachy_ws *ws, long long now) {
+    long long rx = __atomic_load_n(&ws->last_rx, __ATOMIC_RELAXED);
+    long long due = LLONG_MAX;
+    if (ws->opt.idle_timeout_ms >= 0)
+        due = rx + ws->opt.idle_timeout_ms;
+    if (ws->opt.ping_interval_ms > 0) {
+        long long ps = __atomic_load_n(&ws->ping_sent_at, __ATOMIC_RELAXED);
+        if (ps && ws->opt.ping_timeout_ms >= 0)
+            due = TACHY__MIN(due, ps + ws->opt.ping_timeout_ms);
+        else if (!ps)
+            due = TACHY__MIN(due, rx + ws->opt.ping_interval_ms);
+        else /* a ping without a timeout: look again after an interval */
+            due = TACHY__MIN(due, now + ws->opt.ping_interval_ms);
+    }
+    if (due == LLONG_MAX)
+        return -1;
+    return due > now ? (long)TACHY__MIN(due - now, 0x7fffffffLL) : 0;
+}
+
+/* Replaces the tick timer by one due in ms (lock held). *old gets the previous handle for
+ * the caller to cancel after unlocking (tachy_timer_cancel must not run under the lock). */
+static void tick_arm_locked(tachy_ws *ws, long ms, tachy_timer **old) {
+    *old = ws->tick_timer;
+    ws->tick_timer = NULL;
+    if (ms < 0 || ws->dead || !ws->stream || ws->close_sent)
+        return;
+    if (tachy_timer_schedule(ws->srv, ms, 0, tick_fn, ws, &ws->tick_timer) < 0)
+        ws->tick_timer = NULL;
+}
+
 static void tick_fn(tachy_timer *t, void *user) {
-    (void)t;
     tachy_ws *ws = user;
     long long now = tachy__now_ms();
-    long long rx = __atomic_load_n(&ws->last_rx, __ATOMIC_RELAXED);
+    tachy_timer *old = NULL;
     pthread_mutex_lock(&ws->lock);
+    if (ws->tick_timer != t) { /* replaced or taken by finish(): whoever took it cancels */
+        pthread_mutex_unlock(&ws->lock);
+        return;
+    }
     if (ws->dead || !ws->stream || ws->close_sent) {
+        ws->tick_timer = NULL;
         pthread_mutex_unlock(&ws->lock);
+        tachy_timer_cancel(t); /* from its own callback: returns at once */
         return;
     }
-    if (ws->opt.idle_timeout_ms >= 0 && now - rx >= ws->opt.idle_timeout_ms) {
+    long long rx = __atomic_load_n(&ws->last_rx, __ATOMIC_RELAXED);
+    if (ws->read_paused) {
+        /* The application stopped reading: the peer's bytes (and pongs) are not looked
+         * at, so silence proves nothing; paused time counts as heard from. */
+        __atomic_store_n(&ws->last_rx, now, __ATOMIC_RELAXED);
+        __atomic_store_n(&ws->ping_sent_at, 0, __ATOMIC_RELAXED);
+    } else if (ws->opt.idle_timeout_ms >= 0 && now - rx >= ws->opt.idle_timeout_ms) {
         tachy__ws_send_close_locked(ws, TACHY_WS_CLOSE_GOING_AWAY, "idle timeout", 12);
-        pthread_mutex_unlock(&ws->lock);
-        return;
-    }
-    if (ws->opt.ping_interval_ms > 0) {
+    } else if (ws->opt.ping_interval_ms > 0) {
         long long ps = __atomic_load_n(&ws->ping_sent_at, __ATOMIC_RELAXED);
         if (ps && ws->opt.ping_timeout_ms >= 0 && now - ps >= ws->opt.ping_timeout_ms) {
             ws->fail_what = "no pong within the ping timeout";
@@ -706,30 +770,47 @@ static void tick_fn(tachy_timer *t, void *user) {
             tachy__ws_write_frame_locked(ws, 1, 0, TACHY__WS_OP_PING, stamp, sizeof stamp);
         }
     }
+    tick_arm_locked(ws, tick_due_locked(ws, now), &old);
     pthread_mutex_unlock(&ws->lock);
+    if (old)
+        tachy_timer_cancel(old); /* t itself: from its own callback, returns at once */
 }
 
-/* The tick's period: a quarter of the shortest configured time, 10 ms .. 5 s; 0 = none. */
-static long tick_period(const tachy_ws_options *o) {
-    long p = LONG_MAX;
-    if (o->idle_timeout_ms >= 0)
-        p = o->idle_timeout_ms;
-    if (o->ping_interval_ms > 0) {
-        p = TACHY__MIN(p, o->ping_interval_ms);
-        if (o->ping_timeout_ms >= 0)
-            p = TACHY__MIN(p, o->ping_timeout_ms);
+int tachy_ws_suspend_reading(tachy_ws *ws) {
+    if (!ws)
+        return TACHY_EINVAL;
+    if (!ws->parked)
+        return TACHY_ESTATE;
+    pthread_mutex_lock(&ws->lock);
+    __atomic_store_n(&ws->read_paused, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&ws->lock);
+    return 0;
+}
+
+int tachy_ws_resume_reading(tachy_ws *ws) {
+    if (!ws)
+        return TACHY_EINVAL;
+    if (!ws->parked)
+        return TACHY_ESTATE;
+    pthread_mutex_lock(&ws->lock);
+    if (ws->read_paused) {
+        __atomic_store_n(&ws->read_paused, 0, __ATOMIC_RELEASE);
+        /* Silence counts from here (see tick_fn); the tick timer keeps its due time. */
+        __atomic_store_n(&ws->last_rx, tachy__now_ms(), __ATOMIC_RELAXED);
+        __atomic_store_n(&ws->ping_sent_at, 0, __ATOMIC_RELAXED);
+        /* Inside the owner's callback the owner's loop sees the flag; elsewhere the
+         * parked socket needs an event to be driven again. */
+        if (!ws->dead && ws->stream && ws->kick &&
+            __atomic_load_n(&ws->driver, __ATOMIC_ACQUIRE) != &drive_mark)
+            ws->kick(ws);
     }
-    if (p == LONG_MAX)
-        return 0;
-    p /= 4;
-    return p < 10 ? 10 : p > 5000 ? 5000 : p;
+    pthread_mutex_unlock(&ws->lock);
+    return 0;
 }
 
 int tachy_ws_attach(tachy_exchange *ex, const tachy_ws_options *opt) {
     if (!ex)
         return TACHY_EINVAL;
-    if (ex->deferred || attached)
-        return TACHY_ESTATE;
     tachy_ws_options defaults;
     if (!opt) {
         tachy_ws_options_init(&defaults);
@@ -758,10 +839,15 @@ int tachy_ws_attach(tachy_exchange *ex, const tachy_ws_options *opt) {
     pthread_mutex_lock(&ws->lock);
     ws->stream = &ws->own_stream;
     pthread_mutex_unlock(&ws->lock);
-    long period = tick_period(&ws->opt);
-    if (period > 0 && tachy_timer_schedule(ws->srv, period, period, tick_fn, ws, &ws->tick_timer) < 0)
-        ws->tick_timer = NULL;
-    attached = ws;
+    tachy_timer *none = NULL;
+    pthread_mutex_lock(&ws->lock);
+    tick_arm_locked(ws, tick_due_locked(ws, r->last_rx), &none); /* none: there was none */
+    pthread_mutex_unlock(&ws->lock);
+    pthread_mutex_lock(&reg_lock);
+    ws->reg_next = registered;
+    registered = ws;
+    __atomic_add_fetch(&n_registered, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&reg_lock);
     if (ws->opt.cb.on_open)
         ws->opt.cb.on_open(ws, tachy_ws_user(ws));
     /* The handler returns now; the core closes the exchange and the pool takes over the
@@ -770,25 +856,44 @@ int tachy_ws_attach(tachy_exchange *ex, const tachy_ws_options *opt) {
 }
 
 tachy_ws *tachy__ws_take_attached(tachy__conn *c) {
-    tachy_ws *ws = attached;
-    if (!ws || ws->conn != c)
+    if (__atomic_load_n(&n_registered, __ATOMIC_ACQUIRE) == 0)
         return NULL;
-    attached = NULL;
-    ws->ex = NULL; /* reset with the exchange */
+    tachy_ws *ws = NULL;
+    pthread_mutex_lock(&reg_lock);
+    for (tachy_ws **pp = &registered; *pp; pp = &(*pp)->reg_next) {
+        if ((*pp)->conn == c) {
+            ws = *pp;
+            *pp = ws->reg_next;
+            ws->reg_next = NULL;
+            __atomic_sub_fetch(&n_registered, 1, __ATOMIC_RELEASE);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&reg_lock);
+    if (ws)
+        ws->ex = NULL; /* reset with the exchange */
     return ws;
 }
 
 int tachy__ws_drive(tachy_ws *ws) {
     reader *r = ws->rd;
+    __atomic_store_n(&ws->driver, &drive_mark, __ATOMIC_RELEASE);
     pthread_mutex_lock(&ws->lock);
     if (ws->backlog.len && !ws->dead && ws->stream)
         tachy__ws_flush_nowait_locked(ws);
     pthread_mutex_unlock(&ws->lock);
     if (!r->draining) {
-        if (run(r) == 1)
+        int more = run(r);
+        __atomic_store_n(&ws->driver, NULL, __ATOMIC_RELEASE);
+        if (more == 1) {
+            /* A resume from another thread between run's check and here kicked the
+             * socket: the event marks the connection pending, so the park fails and the
+             * loop drives it again. */
             return 1;
+        }
         r->draining = 1;
     }
+    __atomic_store_n(&ws->driver, NULL, __ATOMIC_RELEASE);
     /* Ended: what is queued (our close frame last) leaves before the socket closes, as
      * long as the peer takes it within the close timeout. */
     pthread_mutex_lock(&ws->lock);

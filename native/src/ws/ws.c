@@ -514,8 +514,8 @@ void tachy_ws_options_init(tachy_ws_options *opt) {
     opt->send_timeout_ms = 5000;
     opt->close_timeout_ms = 3000;
     opt->idle_timeout_ms = -1;
-    opt->ping_interval_ms = -1;
-    opt->ping_timeout_ms = 10000;
+    opt->ping_interval_ms = 30000; /* the liveness policy: see tachy/ws.h */
+    opt->ping_timeout_ms = 15000;
     opt->max_backlog = 1u << 20;
     opt->backlog_policy = TACHY_WS_BACKLOG_FAIL;
 }

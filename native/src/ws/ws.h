@@ -212,6 +212,18 @@ struct tachy_ws {
     long long last_rx;        /* atomic builtins: ms of the last bytes from the peer */
     long long ping_sent_at;   /* atomic builtins: ms of the outstanding ping, 0 = none */
     const char *fail_what;    /* under lock: why a timer or the queue failed the socket */
+    /* Reading paused (tachy_ws_suspend_reading): written under lock, read with atomic
+     * builtins by the owner before each frame. */
+    int read_paused;
+    /* The thread in tachy__ws_drive now (its thread-local mark; atomic builtins), so that
+     * a resume from inside a callback needs no kick: the owner's loop sees it. */
+    const void *driver;
+    /* Set by pool/wspark.c when it adopts the connection (under lock): raises an event
+     * for the parked socket so that a pool thread drives it again (resume). Lock held,
+     * socket alive (stream != NULL). NULL before adoption: the adoption drives it. */
+    void (*kick)(tachy_ws *ws);
+    uint64_t kick_token;      /* the connection's epoll token, for kick */
+    tachy_ws *reg_next;       /* the attach registry (reader.c), until the pool takes it */
 };
 
 

@@ -12,7 +12,12 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletionStage;
+import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The Java twin of tachy-hello (examples/hello.c), same routes and the same first line:
@@ -25,6 +30,9 @@ import java.util.concurrent.CountDownLatch;
  *   POST /echo  -> the request body back (fixed length when the request declared one,
  *                  chunked otherwise)
  *   GET  /ws    -> WebSocket echo, text and binary (only when running on tachy)
+ *   GET  /ts    -> WebSocket: every 500 ms, starting 500 ms after the upgrade, the wall
+ *                  clock in microseconds since the epoch as a decimal text message
+ *                  (only when running on tachy; the latency benchmark's endpoint)
  * </pre>
  *
  * It uses nothing but com.sun.net.httpserver: with tachy-httpserver.jar on the class path
@@ -61,6 +69,7 @@ public final class Hello {
         server.createContext("/echo", Hello::echo);
         try {
             server.createContext("/ws", WsEcho.handler());
+            server.createContext("/ts", WsClock.handler());
         } catch (NoClassDefFoundError e) {
             // tachy-httpserver.jar is not on the class path: no /ws on the JDK's server
         }
@@ -97,6 +106,63 @@ public final class Hello {
             ws.sendBinary(data, last);
             ws.request(1);
             return null;
+        }
+    }
+
+    /**
+     * GET /ts: the twin of tachy-hello's /ts. One shared scheduler thread for every
+     * connection (no thread per socket: the sockets themselves are parked by tachy); a send
+     * never waits for a slow client (it is queued per socket, bounded), so one tick cannot
+     * hold up the others.
+     */
+    private static final class WsClock implements WebSocket.Listener {
+        private static final ScheduledExecutorService TICKS = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "ts-ticks");
+            t.setDaemon(true);
+            return t;
+        });
+        private volatile ScheduledFuture<?> tick;
+
+        static WebSocketHandler handler() {
+            return new WebSocketHandler(ex -> new WsClock()).deflate(false);
+        }
+
+        @Override
+        public void onOpen(WebSocket ws) {
+            ws.request(Long.MAX_VALUE); // the client's messages (if any) are read and dropped
+            tick = TICKS.scheduleAtFixedRate(() -> {
+                Instant now = Instant.now();
+                long us = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+                ws.sendText(Long.toString(us), true);
+            }, 500, 500, TimeUnit.MILLISECONDS);
+        }
+
+        @Override
+        public CompletionStage<?> onText(WebSocket ws, CharSequence text, boolean last) {
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onBinary(WebSocket ws, ByteBuffer data, boolean last) {
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onClose(WebSocket ws, int statusCode, String reason) {
+            cancel();
+            return null;
+        }
+
+        @Override
+        public void onError(WebSocket ws, Throwable error) {
+            cancel();
+        }
+
+        private void cancel() {
+            ScheduledFuture<?> t = tick;
+            if (t != null) {
+                t.cancel(false);
+            }
         }
     }
 

@@ -12,8 +12,18 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A {@link WebSocket} over a C tachy_ws. Upcalls (native*) arrive on the connection thread;
- * sends go straight to the C side, which serialises frames per connection.
+ * A {@link WebSocket} over an attached C tachy_ws (tachy_ws_attach): no thread of its own.
+ * Upcalls (native*) arrive on the server's pool threads, one at a time per socket, in order
+ * (nativeOpen on the handler's thread). Sends go straight to the C side, which writes what
+ * the socket takes and queues the rest per socket (bounded: maxBacklog), so they never wait
+ * for the peer.
+ *
+ * <p>Flow control (the JDK's request(n)): {@code demand} counts receive-method invocations
+ * still allowed. The C side starts suspended (it reads nothing until asked); request(n)
+ * resumes it when demand goes up from 0, and the upcall that takes the last unit suspends it
+ * before the listener runs, so no message is delivered beyond what was requested and the
+ * socket is not read meanwhile (TCP pushes back on the peer). Both changes happen under
+ * demandLock, so suspend and resume reach C in the order of the demand changes.
  */
 final class TachyWebSocket implements WebSocket {
     private static final Cleaner CLEANER = Cleaner.create();
@@ -22,10 +32,12 @@ final class TachyWebSocket implements WebSocket {
     /** tachy_ws*, set in nativeOpen; a C reference released by the Cleaner. */
     private volatile long ws;
     private final Object demandLock = new Object();
+    /** Receive-method invocations allowed (guarded by demandLock). */
     private long demand;
+    /** The C side is suspended (guarded by demandLock); true from the start. */
+    private boolean suspended = true;
     private volatile boolean inputClosed;
     private volatile boolean outputClosed;
-    private volatile boolean aborted;
     /** Fragmented sends in progress (JDK semantics: last=false starts/continues one). */
     private boolean sendingText, sendingBinary;
 
@@ -43,6 +55,7 @@ final class TachyWebSocket implements WebSocket {
             outputClosed = true;
         }
         String what = rc == WsNative.ECLOSED ? "output closed"
+                : rc == WsNative.ETOOBIG ? "send queue full (maxBacklog): message not sent"
                 : rc == WsNative.ETIMEDOUT ? "send timed out: connection failed"
                 : rc == WsNative.EINVAL ? "invalid argument" : "send failed (" + rc + ")";
         if (rc == WsNative.EINVAL) {
@@ -131,7 +144,10 @@ final class TachyWebSocket implements WebSocket {
         }
         synchronized (demandLock) {
             demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;
-            demandLock.notifyAll();
+            if (suspended) {
+                suspended = false;
+                WsNative.resume(handle()); // from a callback: continues there; else a pool thread
+            }
         }
     }
 
@@ -157,32 +173,29 @@ final class TachyWebSocket implements WebSocket {
 
     @Override
     public void abort() {
-        aborted = true;
         inputClosed = true;
         outputClosed = true;
         WsNative.abort(handle());
-        synchronized (demandLock) {
-            demandLock.notifyAll();
-        }
     }
 
-    /* ---- upcalls from jni/ws_natives.c (connection thread) ------------------------------ */
+    /* ---- upcalls from jni/ws_natives.c (pool threads, one at a time) -------------------- */
 
-    /** Waits for demand (the JDK's flow control); false when aborted meanwhile. */
+    /**
+     * Takes one unit of demand for a receive method; the last one suspends reading first. C
+     * delivers nothing while suspended, so demand is never 0 here (false if it were).
+     */
     private boolean take() {
         synchronized (demandLock) {
-            while (demand == 0 && !aborted) {
-                try {
-                    demandLock.wait();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            if (aborted) {
+            if (demand == 0) {
                 return false;
             }
-            demand--;
+            if (demand != Long.MAX_VALUE) {
+                demand--;
+            }
+            if (demand == 0 && !suspended) {
+                suspended = true;
+                WsNative.suspend(ws);
+            }
             return true;
         }
     }

@@ -8,11 +8,15 @@ import java.util.concurrent.CompletionStage;
  * The server side of one WebSocket connection (RFC 6455), shaped like
  * {@link java.net.http.WebSocket} so that Java users already know it.
  *
- * <p>Sends may be called from any thread; each completes before it returns (the returned
- * future is already complete, or failed with an {@link java.io.IOException}). A send that
- * cannot finish within the send timeout fails the connection (see {@link WebSocketHandler}).
- * Receiving follows the JDK's flow control: the listener's methods are invoked only while
- * there is demand ({@link #request}); the default {@link Listener#onOpen} requests one.
+ * <p>Sends may be called from any thread and never block on a slow peer (plain TCP): the
+ * returned future is complete when the send returns - the message was written to the
+ * socket or queued behind what the peer has not read yet - or failed with an
+ * {@link java.io.IOException} (output closed, or the queue is full: see
+ * {@link WebSocketHandler#maxBacklog}). Over TLS a send may wait up to the send timeout.
+ * Receiving follows the JDK's flow control: the listener's methods (except onClose and
+ * onError) are invoked only while there is demand ({@link #request}); while there is none
+ * the socket is not read at all, so TCP pushes back on the peer. The default
+ * {@link Listener#onOpen} requests one.
  */
 public interface WebSocket {
 
@@ -53,8 +57,9 @@ public interface WebSocket {
     void abort();
 
     /**
-     * Receives events of a WebSocket, as {@link java.net.http.WebSocket.Listener} does. All
-     * methods run on the connection's thread, one at a time. Returned stages are accepted
+     * Receives events of a WebSocket, as {@link java.net.http.WebSocket.Listener} does.
+     * onOpen runs on the handler's thread, the others on the server's pool threads: one at
+     * a time per socket, in the order frames arrived, never on a thread per socket. Returned stages are accepted
      * for compatibility; data passed in is never reused, so they need not complete.
      */
     interface Listener {

@@ -24,9 +24,23 @@ import java.util.function.Function;
  * }</pre>
  *
  * <p>Bad upgrade requests are answered 400/405/426 by the native side (the handler then
- * returns normally). The handler's thread stays with the connection until it closes.
- * Slow-client policy: a send that cannot complete within the send timeout (5 s by default)
- * fails and the connection is closed; later sends fail at once.
+ * returns normally). After the 101 and {@link WebSocket.Listener#onOpen} (on the handler's
+ * thread) the handler returns: an open WebSocket holds no thread. Its socket waits in the
+ * server's epoll set, and the listener's other methods run on the server's pool threads
+ * when frames arrive, one at a time per socket, in order (a listener may block; the pool
+ * grows as it does for slow handlers, but a blocked listener holds a pool thread). Timers
+ * in the application (a shared {@link java.util.concurrent.ScheduledExecutorService}) may
+ * send from their own threads.
+ *
+ * <p>Slow-client policy (plain TCP): a send never waits for the peer. What the socket does
+ * not take is queued per socket up to {@link #maxBacklog} bytes (1 MiB); a send that would
+ * exceed it completes exceptionally with an IOException, and with
+ * {@link BacklogPolicy#CLOSE} the connection is also closed with 1008. Over TLS a send
+ * encrypts and writes through the stream and may wait up to the send timeout (5 s), after
+ * which the connection is failed.
+ *
+ * <p>Liveness: a peer that sent nothing for 30 s is pinged; no pong within 15 s fails the
+ * connection (onError, onClose 1006). See {@link #ping}.
  *
  * <p>Only tachy's provider can upgrade: on another provider the handler answers 501.
  */
@@ -44,8 +58,36 @@ public final class WebSocketHandler implements HttpHandler {
         opts[WsNative.OPT_SEND_TIMEOUT_MS] = 5000;
         opts[WsNative.OPT_CLOSE_TIMEOUT_MS] = 3000;
         opts[WsNative.OPT_IDLE_TIMEOUT_MS] = -1;
-        opts[WsNative.OPT_PING_INTERVAL_MS] = -1;
-        opts[WsNative.OPT_PING_TIMEOUT_MS] = 10000;
+        opts[WsNative.OPT_PING_INTERVAL_MS] = 30000; // the liveness policy (tachy/ws.h)
+        opts[WsNative.OPT_PING_TIMEOUT_MS] = 15000;
+        opts[WsNative.OPT_MAX_BACKLOG] = 1 << 20;
+        opts[WsNative.OPT_BACKLOG_POLICY] = 0;
+    }
+
+    /** What a send does when the socket's queue would exceed {@link #maxBacklog}. */
+    public enum BacklogPolicy {
+        /** The send's future fails (IOException); nothing of it is queued; the connection stays. */
+        FAIL,
+        /** The send's future fails and the connection is closed with 1008 "send queue full". */
+        CLOSE
+    }
+
+    /**
+     * Bytes queued per socket for a peer that does not read (default 1 MiB). A message is
+     * always taken whole when the queue is empty, so one larger message still goes out.
+     */
+    public WebSocketHandler maxBacklog(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("maxBacklog must be positive: " + bytes);
+        }
+        opts[WsNative.OPT_MAX_BACKLOG] = bytes;
+        return this;
+    }
+
+    /** The overflow policy (default {@link BacklogPolicy#FAIL}). */
+    public WebSocketHandler backlogPolicy(BacklogPolicy p) {
+        opts[WsNative.OPT_BACKLOG_POLICY] = p == BacklogPolicy.CLOSE ? 1 : 0;
+        return this;
     }
 
     /** Subprotocols in the server's order of preference. */
@@ -76,7 +118,11 @@ public final class WebSocketHandler implements HttpHandler {
         return this;
     }
 
-    /** Server pings after this much silence; no pong within timeout fails the connection. */
+    /**
+     * Server pings after this much silence from the peer (default 30 s: under the 60 s idle
+     * timeouts of common proxies); no pong within timeout (default 15 s) fails the
+     * connection. A zero or negative interval turns pinging off.
+     */
     public WebSocketHandler ping(Duration interval, Duration timeout) {
         opts[WsNative.OPT_PING_INTERVAL_MS] = interval.toMillis();
         opts[WsNative.OPT_PING_TIMEOUT_MS] = timeout.toMillis();
@@ -96,9 +142,11 @@ public final class WebSocketHandler implements HttpHandler {
         TachyWebSocket ws = new TachyWebSocket(listeners.apply(exchange));
         int rc;
         try {
-            rc = WsNative.serve(h, ws, opts.clone(), subprotocols);
+            rc = WsNative.attach(h, ws, opts.clone(), subprotocols);
         } finally {
-            exchange.close(); // the WebSocket is over (or was refused): end the exchange
+            // Attached (the pool adopts the socket once the handler returns) or refused:
+            // either way the exchange is over.
+            exchange.close();
         }
         if (rc < 0 && rc != WsNative.EPROTO) {
             throw new IOException("WebSocket upgrade failed (" + rc + ")");

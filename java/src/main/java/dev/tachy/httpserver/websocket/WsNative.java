@@ -25,10 +25,20 @@ final class WsNative {
     static final int OPT_IDLE_TIMEOUT_MS = 5;
     static final int OPT_PING_INTERVAL_MS = 6;
     static final int OPT_PING_TIMEOUT_MS = 7;
-    static final int OPT_COUNT = 8;
+    static final int OPT_MAX_BACKLOG = 8;
+    static final int OPT_BACKLOG_POLICY = 9;
+    static final int OPT_COUNT = 10;
 
-    /** tachy_ws_serve: handshake, then the read loop with upcalls into conn. */
-    static native int serve(long exchange, TachyWebSocket conn, long[] opts, String[] subprotocols);
+    /**
+     * tachy_ws_attach: the handshake and onOpen on the calling thread, then returns; later
+     * upcalls into conn run on the server's pool threads. Reading starts suspended.
+     */
+    static native int attach(long exchange, TachyWebSocket conn, long[] opts, String[] subprotocols);
+
+    /** tachy_ws_suspend_reading / tachy_ws_resume_reading (request(n)). */
+    static native int suspend(long ws);
+
+    static native int resume(long ws);
 
     static native int send(long ws, int type, byte[] data, int off, int len, boolean last,
                            boolean fragment);
