@@ -185,6 +185,12 @@ TACHY_API int tachy_exchange_send_file(tachy_exchange *ex, int fd, int64_t offse
 /* Sends what is buffered now (OutputStream.flush); chunked bodies emit a chunk. */
 TACHY_API int tachy_exchange_flush(tachy_exchange *ex);
 
+/* tachy_exchange_flush without waiting, also under a hold (tachy_exchange_hold): sends
+ * what the socket takes at once. 0 when the write buffer is empty after it, 1 when bytes
+ * remain (the socket is full, or the transport encrypts: nothing is sent then; flush where
+ * blocking is allowed), or TACHY_E*. The exchange's thread. */
+TACHY_API int tachy_exchange_try_flush(tachy_exchange *ex);
+
 /* Ends the response body (getResponseBody().close): writes the final chunk; a fixed
  * length body that is short gives TACHY_ESHORT and the connection will close. */
 TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex);
