@@ -88,8 +88,14 @@ JNIEnv *tachy_jni__env(void) {
     return env_attach("ws", 1);
 }
 
+/* Set on the core's pool threads (attached here, detached in thread_stop). Other threads
+ * dispatch too: an executor's thread that closed an exchange dispatches the next pipelined
+ * request (TACHY_DEFER_CLOSER_CONTINUES), and those threads are the JVM's, not ours. */
+static __thread int tl_pool_thread;
+
 void tachy_jni__thread_start(void *user, const char *name) {
     const tachy_jni_server *js = user;
+    tl_pool_thread = 1;
     (void)env_attach(name, js == NULL || js->daemon_threads);
 }
 
@@ -156,10 +162,19 @@ static void head_array_release(JNIEnv *env) {
     }
 }
 
-/* The thread's upcall array with room for len bytes, or NULL (exception cleared). */
+/* The thread's upcall array with room for len bytes, or NULL (exception cleared). On a
+ * thread that is not one of the pool's a new local array (the caller deletes it): nothing
+ * would delete a global one when that thread ends. */
 static jbyteArray head_array(JNIEnv *env, size_t len) {
     if (tl_head != NULL && (size_t)tl_head_cap >= len) {
         return tl_head;
+    }
+    if (!tl_pool_thread) {
+        jbyteArray local = len <= INT32_MAX ? (*env)->NewByteArray(env, (jsize)len) : NULL;
+        if (local == NULL) {
+            (*env)->ExceptionClear(env);
+        }
+        return local;
     }
     if (len > INT32_MAX / 2) {
         return NULL;
@@ -247,10 +262,13 @@ int tachy_jni__dispatch(tachy_exchange *ex, void *user) {
     if (head != NULL) {
         /* In bounds by construction (the array holds at least b.len bytes): cannot throw. */
         (*env)->SetByteArrayRegion(env, head, 0, (jsize)b.len, (const jbyte *)b.p);
-        /* No local reference is created on this path (the array is a global reference), so
-         * the upcall needs no local frame of its own. */
+        /* No local reference is created on a pool thread's path (the array is a global
+         * reference), so the upcall needs no local frame of its own. */
         jint rc = (*env)->CallStaticIntMethod(env, g_native, g_dispatch, id,
                                              (jlong)(intptr_t)ex, head, (jint)b.len);
+        if (!tl_pool_thread) {
+            (*env)->DeleteLocalRef(env, head);
+        }
         if (!(*env)->ExceptionCheck(env)) {
             result = rc < 0 ? -1 : 0;
         } else {

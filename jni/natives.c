@@ -256,10 +256,25 @@ static jint JNICALL n_write(JNIEnv *env, jclass cls, jlong ex, jbyteArray b, jin
     return len;
 }
 
-static jint JNICALL n_defer(JNIEnv *env, jclass cls, jlong ex) {
+/* lent: the handler runs on an executor, which closes the exchange and continues the
+ * connection itself (TACHY_DEFER_CLOSER_CONTINUES); else another thread closes it later. */
+static jint JNICALL n_defer(JNIEnv *env, jclass cls, jlong ex, jboolean lent) {
     (void)env;
     (void)cls;
-    return tachy_exchange_defer(PTR(tachy_exchange, ex));
+    return tachy_exchange_defer_flags(PTR(tachy_exchange, ex),
+                                      lent ? TACHY_DEFER_CLOSER_CONTINUES : 0);
+}
+
+static jint JNICALL n_abort(JNIEnv *env, jclass cls, jlong ex) {
+    (void)env;
+    (void)cls;
+    return tachy_exchange_abort(PTR(tachy_exchange, ex));
+}
+
+static jint JNICALL n_try_flush(JNIEnv *env, jclass cls, jlong ex) {
+    (void)env;
+    (void)cls;
+    return tachy_exchange_try_flush(PTR(tachy_exchange, ex));
 }
 
 static jint JNICALL n_hold(JNIEnv *env, jclass cls, jlong ex, jboolean on) {
@@ -452,7 +467,9 @@ static const JNINativeMethod k_methods[] = {
     M("wireResult", "(JII)J", n_wire_result),
     M("wireFramings", "()[I", n_wire_framings),
     M("close", "(J)I", n_close),
-    M("defer", "(J)I", n_defer),
+    M("defer", "(JZ)I", n_defer),
+    M("abort", "(J)I", n_abort),
+    M("tryFlush", "(J)I", n_try_flush),
     M("hold", "(JZ)I", n_hold),
     M("heldBytes", "(J)I", n_held_bytes),
     M("requestBodyClose", "(J)I", n_request_body_close),

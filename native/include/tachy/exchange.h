@@ -185,6 +185,12 @@ TACHY_API int tachy_exchange_send_file(tachy_exchange *ex, int fd, int64_t offse
 /* Sends what is buffered now (OutputStream.flush); chunked bodies emit a chunk. */
 TACHY_API int tachy_exchange_flush(tachy_exchange *ex);
 
+/* tachy_exchange_flush without waiting, also under a hold (tachy_exchange_hold): sends
+ * what the socket takes at once. 0 when the write buffer is empty after it, 1 when bytes
+ * remain (the socket is full, or the transport encrypts: nothing is sent then; flush where
+ * blocking is allowed), or TACHY_E*. The exchange's thread. */
+TACHY_API int tachy_exchange_try_flush(tachy_exchange *ex);
+
 /* Ends the response body (getResponseBody().close): writes the final chunk; a fixed
  * length body that is short gives TACHY_ESHORT and the connection will close. */
 TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex);
@@ -199,11 +205,44 @@ TACHY_API int tachy_exchange_close(tachy_exchange *ex);
 
 /*
  * Keeps the exchange open after the handler returns: another thread will finish it with
- * tachy_exchange_close (the JDK allows completing an exchange asynchronously). The
- * connection thread waits for that close. Call from the handler's thread, before it
- * returns. After the handler returned, the exchange belongs to the thread that closes it.
+ * tachy_exchange_close (the JDK allows completing an exchange asynchronously). No thread
+ * waits for that close: when the handler returns, its pool thread goes back to serving
+ * other connections, and the exchange has the connection (its socket, its buffered
+ * pipelined requests) until it is closed. The close then continues the connection on a
+ * pool thread: what the response left in the write buffer leaves by the flush rule, the
+ * next request is read and dispatched. A connection whose exchange is never closed stays
+ * open (stop() shuts its socket down after its delay; its close still frees it then).
+ * Call from the handler's thread, before it returns. After the handler returned, the
+ * exchange belongs to the thread that closes it. 0, TACHY_EINVAL, or TACHY_ECLOSED if it
+ * is closed already. Same as tachy_exchange_defer_flags(ex, 0).
  */
 TACHY_API int tachy_exchange_defer(tachy_exchange *ex);
+
+/* tachy_exchange_defer_flags: the thread that closes the exchange continues the
+ * connection itself as far as that needs no call that can block: it ends the exchange,
+ * writes what the socket takes at once, parks the connection, and dispatches the next
+ * pipelined request already buffered - so the next request's filters, authenticator and
+ * handler may run on the closing thread, and must then only hand the exchange off again
+ * (defer it with this flag) without blocking. Whatever could block (TLS, 100-continue, a
+ * full socket, an error answer, the close of the connection) is left to a pool thread.
+ * The hold (tachy_exchange_hold) stays on after the handler returns, so the closing thread
+ * is told TACHY_EWOULDBLOCK rather than blocked. For bridges whose handlers run on an
+ * executor that never blocks in native code (the JNI provider with virtual threads): a
+ * request costs no thread switch beyond the hand-off to the executor. */
+#define TACHY_DEFER_CLOSER_CONTINUES 1u
+
+/* tachy_exchange_defer with flags (0 or TACHY_DEFER_CLOSER_CONTINUES). TACHY_EINVAL for
+ * an unknown flag. */
+TACHY_API int tachy_exchange_defer_flags(tachy_exchange *ex, unsigned flags);
+
+/*
+ * Ends the exchange as failed (a handler that threw after the exchange was deferred):
+ * what the response already put in the write buffer and earlier pipelined responses still
+ * go out, then the connection closes, as after a handler that returns an error. For a
+ * deferred exchange, from the thread that has it; a no-op on a closed exchange. 0 or
+ * TACHY_EINVAL.
+ */
+TACHY_API int tachy_exchange_abort(tachy_exchange *ex);
 
 /*
  * Holds the exchange's socket: while on, no call on it makes a socket call that can block.
@@ -218,7 +257,8 @@ TACHY_API int tachy_exchange_defer(tachy_exchange *ex);
  * virtual threads): the connection thread holds the exchange, hands it over, and does the
  * calls that would block itself (with the hold off, then on again) when asked. The hold
  * ends by itself when the handler returns (the flush rule then sends what is buffered),
- * or at tachy_exchange_defer.
+ * or at tachy_exchange_defer (not with TACHY_DEFER_CLOSER_CONTINUES: it then lasts until
+ * the close).
  * Releasing a hold tells the pool the thread may now block (if no pool thread waits for
  * events, one is brought in at once rather than at the watchdog's next tick).
  * Call it from the exchange's thread, like every exchange call; on != 0 holds, 0 releases.

@@ -38,7 +38,8 @@ typedef struct tachy_authenticator tachy_authenticator;
  * invented (exactly what the JDK does). When a handler returns without having closed the
  * exchange, tachy closes it (tachy_exchange_close) - unless the handler called
  * tachy_exchange_defer() to finish the exchange from another thread; the connection then
- * waits until that thread closes it (or stop() ends it).
+ * belongs to the exchange, no thread waits with it, and the close continues it (see
+ * tachy_exchange_defer).
  */
 typedef int (*tachy_handler_fn)(tachy_exchange *ex, void *user);
 

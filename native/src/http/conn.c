@@ -72,10 +72,46 @@ static int check_host(tachy__conn *c, const tachy__request *req, const tachy__fr
     return 0;
 }
 
-tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle_out, long *deadline_out) {
+/* After an exchange (rc: dispatch's 0 or -1): counts it and ends it; 1 if the connection
+ * may serve another request, else 0. */
+static int exchange_over(tachy__conn *c, int rc) {
+    c->served++;
+    int keep = rc == 0 && !c->close_after && !atomic_load(&c->shut);
+    tachy__exchange_end(&c->ex);
+    if (keep && tachy__buf_size(&c->rbuf) > 0)
+        c->head_started = tachy__now_ms();
+    return keep;
+}
+
+void tachy__conn_lent_closed(tachy__conn *c) {
+    tachy_server *srv = c->srv;
+    c->resume = 1;
+    srv->pool_resume(c, (c->ex.defer_flags & TACHY_DEFER_CLOSER_CONTINUES) != 0);
+    tachy__server_release(srv); /* the lend's reference (dispatch.c) */
+}
+
+tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long *deadline_out) {
     tachy_server *srv = c->srv;
     const tachy_options *o = &srv->opt;
     int graceful = 0;
+    /* We were handed c because the kernel reported it readable (or it was pending). */
+    int must_read = 1;
+    if (closer && c->xp)
+        return TACHY__CONN_NEXT_POOL; /* TLS writes and reads may wait: a pool thread's job */
+    if (c->resume) {
+        /* The lent exchange was closed: end it as dispatch would have. */
+        c->resume = 0;
+        c->held = 0;
+        atomic_store(&c->in_handler, 0);
+        int rc = c->ex.failed || c->close_after ? -1 : 0;
+        if (!exchange_over(c, rc))
+            goto close;
+        /* Bytes that came meanwhile marked c PENDING: here parking sees that; a pool
+         * thread gets c through the ready list, which does not keep it, so it reads. */
+        must_read = !closer;
+    }
+    if (c->resume_close)
+        goto close;
     if (!c->started) {
         c->started = 1;
         c->refs_cap = (size_t)o->max_req_headers;
@@ -87,8 +123,6 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle_out, long *deadline_o
     }
     tachy__limits lim = {(size_t)o->max_request_line, (size_t)o->max_req_headers,
                          (size_t)o->max_req_header_size};
-    /* We were handed c because the kernel reported it readable (or it was pending). */
-    int must_read = 1;
     for (;;) {
         size_t avail = tachy__buf_size(&c->rbuf);
         int r = TACHY__PARSE_INCOMPLETE;
@@ -129,8 +163,15 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle_out, long *deadline_o
                 continue;
             }
             /* Would block: pending output goes out first, then c waits in the park set. */
-            if (tachy__io_flush_end(c) < 0)
+            if (closer) {
+                int fr = tachy__io_flush_end_nowait(c);
+                if (fr < 0)
+                    goto close;
+                if (fr > 0)
+                    return TACHY__CONN_NEXT_POOL; /* the socket is full: a pool thread waits */
+            } else if (tachy__io_flush_end(c) < 0) {
                 goto close;
+            }
             long deadline;
             int idle = avail == 0;
             if (c->xp && !c->xp->ready(c)) {
@@ -156,6 +197,8 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle_out, long *deadline_o
             return TACHY__CONN_NEXT_PARK;
         }
         if (r == TACHY__PARSE_ERROR) {
+            if (closer)
+                return TACHY__CONN_NEXT_POOL; /* the pool thread parses it again, rejects */
             tachy__response_reject(c, perr.status, perr.reason);
             graceful = 1;
             goto close;
@@ -163,12 +206,20 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle_out, long *deadline_o
         tachy__framing fr;
         if (tachy__parse_framing(&req, &fr, &perr) < 0 ||
             (o->check_host && check_host(c, &req, &fr, &perr) < 0)) {
+            if (closer)
+                return TACHY__CONN_NEXT_POOL;
             tachy__response_reject(c, perr.status, perr.reason);
             graceful = 1;
             goto close;
         }
-        atomic_fetch_add_explicit(&srv->st_requests, 1, memory_order_relaxed);
+        if (closer && fr.expect_continue)
+            return TACHY__CONN_NEXT_POOL; /* the interim 100 is a blocking write */
         int rc = tachy__exchange_begin(&c->ex, c, &req, &fr);
+        if (rc < 0 && closer) {
+            tachy__exchange_end(&c->ex); /* as if never begun: the pool thread rejects it */
+            return TACHY__CONN_NEXT_POOL;
+        }
+        atomic_fetch_add_explicit(&srv->st_requests, 1, memory_order_relaxed);
         tachy__buf_consume(&c->rbuf, (size_t)r);
         if (rc < 0) {
             if (rc == TACHY_EPROTO)
@@ -181,15 +232,17 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle_out, long *deadline_o
             goto close;
         }
         rc = tachy__exchange_dispatch(&c->ex);
-        c->served++;
-        int keep = rc == 0 && !c->close_after && !atomic_load(&c->shut);
-        tachy__exchange_end(&c->ex);
-        if (!keep)
+        if (rc == TACHY__DISPATCH_LENT)
+            return TACHY__CONN_NEXT_LENT; /* the exchange has c now */
+        if (!exchange_over(c, rc))
             goto close;
-        if (tachy__buf_size(&c->rbuf) > 0)
-            c->head_started = tachy__now_ms();
     }
 close:
+    if (closer) {
+        /* Flushing and a lingering close may wait: a pool thread closes it. */
+        c->resume_close = 1;
+        return TACHY__CONN_NEXT_POOL;
+    }
     if (!atomic_load(&c->shut))
         tachy__io_flush(c);
     if (graceful)

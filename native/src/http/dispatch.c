@@ -2,7 +2,7 @@
  * http/dispatch.c - from a parsed request to its handler: the context (the JDK's
  * longest-prefix match, snapshotted with its filters under one lock), 100-continue, the
  * user's filters, the authenticator (the JDK's AuthFilter, after the user's filters), the
- * handler, and the wait for a deferred exchange's close.
+ * handler, and lending the connection to a deferred exchange.
  */
 #include "http/http.h"
 
@@ -100,36 +100,44 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
         rc = tachy__chain_run(filters, nf, handler, user, ex);
     }
     /* A hold (tachy_exchange_hold) ends when the handler returns: what it left in wbuf
-     * leaves by the flush rule, on this thread. (A deferred exchange's ended at
-     * tachy_exchange_defer: its closer may be running now, so held is only read here.) */
-    if (c->held)
+     * leaves by the flush rule. (A deferred exchange's ended at tachy_exchange_defer, unless
+     * its closer continues the connection: then it lasts until the close.) */
+    if (c->held && !ex->deferred)
         c->held = 0;
-    if (rc < 0) {
+    int failed = rc < 0;
+    if (failed) {
         tachy__log(srv, TACHY_LOG_DEBUG, "handler for %s failed (%d): closing the connection",
                    ex->path, rc);
-        /* Like the JDK: no response is invented; what the handler already produced and
-         * earlier pipelined responses still go out, then the connection closes. */
-        tachy__io_flush(c);
-        ex->failed = 1;
-        c->close_after = 1;
-        if (ex->deferred) {
-            /* Another thread may still hold it: wait for its close below. */
-            rc = 0;
+        if (!ex->deferred) {
+            /* Like the JDK: no response is invented; what the handler already produced and
+             * earlier pipelined responses still go out, then the connection closes. */
+            tachy__io_flush(c);
+            tachy__exchange_fail(ex, 0);
         }
     }
-    if (rc == 0) {
-        if (ex->deferred) {
-            tachy__server_blocking(srv);
-            pthread_mutex_lock(&c->lock);
-            while (!ex->closed)
-                pthread_cond_wait(&c->cond, &c->lock);
-            pthread_mutex_unlock(&c->lock);
-        } else if (!ex->closed) {
-            tachy_exchange_close(ex);
+    if (ex->deferred) {
+        /* Lend the connection to the exchange unless it is closed already: this thread
+         * goes back to the pool, the close continues the connection (mark_closed in
+         * exchange.c takes lent back under the same lock). A handler that failed after
+         * deferring leaves the exchange to its closer: the connection closes after it. */
+        pthread_mutex_lock(&c->lock);
+        if (failed)
+            tachy__exchange_fail(ex, 0);
+        int lend = !ex->closed;
+        c->lent = lend;
+        if (lend)
+            atomic_fetch_add(&srv->refs, 1); /* the server outlives a stop() meanwhile */
+        pthread_mutex_unlock(&c->lock);
+        if (lend) {
+            rc = TACHY__DISPATCH_LENT; /* in_handler stays set until the close */
+            goto out;
         }
-        if (ex->failed)
-            rc = -1;
+        c->held = 0; /* closed before the handler returned: this thread carries on */
+    } else if (!failed && !ex->closed) {
+        tachy_exchange_close(ex);
     }
+    if (ex->failed)
+        rc = -1;
     atomic_store(&c->in_handler, 0);
 out:
     for (size_t i = 0; i < nf; i++)
@@ -137,6 +145,8 @@ out:
     if (filters != local)
         free(filters);
     tachy_authenticator_destroy(auth);
+    if (rc == TACHY__DISPATCH_LENT)
+        return rc;
     return rc < 0 || c->close_after ? -1 : 0;
 }
 

@@ -475,14 +475,22 @@ TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
     return 0;
 }
 
-static void signal_closed(tachy_exchange *ex) {
-    if (!ex->deferred)
+/* The exchange is closed. A deferred one tells whoever waits for it: the pool thread
+ * still in dispatch (it then carries on), or nobody, when the exchange was lent the
+ * connection: the caller then continues the connection (tachy__conn_lent_closed). */
+static void mark_closed(tachy_exchange *ex) {
+    if (!ex->deferred) {
+        ex->closed = 1;
         return;
+    }
     tachy__conn *c = ex->conn;
     pthread_mutex_lock(&c->lock);
     ex->closed = 1;
-    pthread_cond_signal(&c->cond);
+    int lent = c->lent;
+    c->lent = 0;
     pthread_mutex_unlock(&c->lock);
+    if (lent)
+        tachy__conn_lent_closed(c);
 }
 
 TACHY_API int tachy_exchange_close(tachy_exchange *ex) {
@@ -503,11 +511,18 @@ TACHY_API int tachy_exchange_close(tachy_exchange *ex) {
         tachy_exchange_request_body_close(ex);
         rc = tachy_exchange_response_body_close(ex);
     }
-    if (ex->deferred)
-        signal_closed(ex);
-    else
-        ex->closed = 1;
+    mark_closed(ex);
     return rc;
+}
+
+TACHY_API int tachy_exchange_abort(tachy_exchange *ex) {
+    if (!ex)
+        return TACHY_EINVAL;
+    if (ex->closed)
+        return 0;
+    tachy__exchange_fail(ex, 0);
+    mark_closed(ex);
+    return 0;
 }
 
 TACHY_API int tachy_exchange_hold(tachy_exchange *ex, int on) {
@@ -530,14 +545,20 @@ TACHY_API int tachy_exchange_held_bytes(const tachy_exchange *ex) {
     return n > INT32_MAX ? INT32_MAX : (int)n;
 }
 
-TACHY_API int tachy_exchange_defer(tachy_exchange *ex) {
-    if (!ex)
+TACHY_API int tachy_exchange_defer_flags(tachy_exchange *ex, unsigned flags) {
+    if (!ex || (flags & ~TACHY_DEFER_CLOSER_CONTINUES))
         return TACHY_EINVAL;
     if (ex->closed)
         return TACHY_ECLOSED;
     ex->deferred = 1;
-    ex->conn->held = 0; /* the closer, another thread, may block: the hold ends here */
+    ex->defer_flags = flags;
+    if (!(flags & TACHY_DEFER_CLOSER_CONTINUES))
+        ex->conn->held = 0; /* the closer, another thread, may block: the hold ends here */
     return 0;
+}
+
+TACHY_API int tachy_exchange_defer(tachy_exchange *ex) {
+    return tachy_exchange_defer_flags(ex, 0);
 }
 
 

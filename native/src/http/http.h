@@ -121,6 +121,7 @@ struct tachy_exchange {
     int rsp_closed;           /* response body stream closed */
     int closed;               /* tachy_exchange_close called */
     int deferred;             /* handler handed the exchange to another thread */
+    unsigned defer_flags;     /* TACHY_DEFER_* given to tachy_exchange_defer_flags */
     int failed;               /* an I/O error or failure: connection must close */
     int upgraded;
     tachy_stream stream;
@@ -135,7 +136,7 @@ struct tachy__conn {
     tachy_server *srv;
     atomic_uint_fast64_t state; /* the ownership word: (generation << 2) | kind, pool/pool.h */
     uint32_t slot;            /* index in the pool's slot table */
-    pthread_mutex_t lock;     /* deferred-close hand-off */
+    pthread_mutex_t lock;     /* deferred-close hand-off: ex.closed and lent */
     pthread_cond_t cond;
     /* everything from fd on is reset for each new socket */
     int fd;
@@ -158,6 +159,11 @@ struct tachy__conn {
     atomic_int in_handler;    /* running user code: stop() does not wait for it */
     int close_after;          /* close after the current exchange */
     int held;                 /* output held: no socket call writes (tachy_exchange_hold) */
+    int lent;                 /* a deferred exchange has the connection: no pool thread
+                                 serves it until the exchange's close resumes it (under
+                                 lock; see dispatch.c) */
+    int resume;               /* the lent exchange was closed: the next run ends it first */
+    int resume_close;         /* ... and then closes the connection (a closer gave up) */
     atomic_int shut;          /* socket shut down by stop() */
     int started;              /* per-connection setup done */
     int served;               /* requests served on this connection */
@@ -167,6 +173,8 @@ struct tachy__conn {
                                  (0 = none); the watchdog shuts the socket down after it */
     tachy__conn *prev, *next; /* the pool's list of open connections */
     tachy__conn *next_free;   /* the pool's free list */
+    tachy__conn *next_ready;  /* the pool's list of resumed connections (pool/workers.c; */
+    int in_resumed;           /* both under its ready_lock) */
     tachy__header_ref *refs;  /* parser output */
     size_t refs_cap;
     size_t host_ok_len;       /* the last Host value found valid on this connection (a */
@@ -226,6 +234,10 @@ int tachy__io_flush(tachy__conn *c);
  * acknowledges the earlier one (~40 ms of delayed ACK), so TCP_NODELAY is set around the
  * send and cleared after it. Otherwise tachy__io_flush. Owner thread. */
 int tachy__io_flush_end(tachy__conn *c);
+/* tachy__io_flush_end without waiting: sends what the socket takes now. 0 when wbuf is
+ * empty after it, 1 when bytes are left (the socket is full, or the transport is not plain
+ * TCP: nothing is sent then), or TACHY_E*. Owner thread. */
+int tachy__io_flush_end_nowait(tachy__conn *c);
 /* Sends buffered bytes followed by data (one writev); 0 or TACHY_E*. Owner thread. */
 int tachy__io_send2(tachy__conn *c, const void *data, size_t len);
 /* Sends what wbuf holds, then len bytes of file fd from *off (advanced by what was sent)
@@ -258,16 +270,31 @@ int tachy__io_poll(struct pollfd *pfd, size_t n, int timeout_ms);
 /* What the loop wants done with the connection when it returns. */
 typedef enum tachy__conn_next {
     TACHY__CONN_NEXT_PARK,  /* wait in the park set for the next bytes, until deadline */
-    TACHY__CONN_NEXT_CLOSE  /* close it (already flushed, lingered if needed) */
+    TACHY__CONN_NEXT_CLOSE, /* close it (already flushed, lingered if needed) */
+    TACHY__CONN_NEXT_LENT,  /* a deferred exchange has it: leave it alone (its close
+                               resumes it through srv->pool_resume) */
+    TACHY__CONN_NEXT_POOL   /* (closer runs only) the next step may block: a pool thread
+                               must continue it */
 } tachy__conn_next;
 
 /*
- * Serves c (owned by the calling pool thread) until it would wait for bytes: returns
+ * Serves c (owned by the caller) until it would wait for bytes: returns
  * TACHY__CONN_NEXT_PARK with *idle (no request begun: counted as idle) and *deadline (ms,
- * monotonic: the watchdog closes it then), or TACHY__CONN_NEXT_CLOSE. The caller (pool/)
- * then parks or closes it; if an event arrived meanwhile it calls this again.
+ * monotonic: the watchdog closes it then), TACHY__CONN_NEXT_CLOSE, or
+ * TACHY__CONN_NEXT_LENT. The caller (pool/) then parks or closes it; if an event arrived
+ * meanwhile it calls this again. With c->resume set it first ends the lent exchange that
+ * was closed.
+ *
+ * closer = 0: a pool thread, which may block (in handlers, in socket calls).
+ * closer = 1: the thread that closed a lent exchange deferred with
+ * TACHY_DEFER_CLOSER_CONTINUES (an executor's thread, perhaps a virtual thread's carrier):
+ * it makes no call that can block. It ends the exchange, dispatches further pipelined
+ * requests already buffered (their handlers only hand off), writes what the socket takes
+ * and parks the connection; at the first step that could block (TLS, a reject, a close,
+ * 100-continue, a full socket) it stops, returning TACHY__CONN_NEXT_POOL with c in a state
+ * a pool thread's run continues from.
  */
-tachy__conn_next tachy__conn_run(tachy__conn *c, int *idle, long *deadline);
+tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle, long *deadline);
 /* Releases a closed connection's memory except the struct itself (pool/ reuses it). */
 void tachy__conn_cleanup(tachy__conn *c);
 /* The flush rule: called when a response is complete. Flushes unless more pipelined
@@ -328,9 +355,18 @@ void tachy__response_reject(tachy__conn *c, int code, const char *msg);
 
 /* ---- dispatch.c ------------------------------------------------------------------------ */
 
+/* What tachy__exchange_dispatch returns when the handler deferred the exchange and it was
+ * not closed before the handler returned: the exchange has the connection now. */
+#define TACHY__DISPATCH_LENT 1
+
 /* Finds the context, answers 100-continue, runs filters + authenticator + handler and
- * closes the exchange (or waits for a deferred close). Returns 0 if the connection may
- * serve another request, -1 if it must close. Owner thread. */
+ * closes the exchange. Returns 0 if the connection may serve another request, -1 if it
+ * must close, TACHY__DISPATCH_LENT if the exchange was deferred and is still open: the
+ * caller lets go of the connection (the close resumes it). Owner thread. */
 int tachy__exchange_dispatch(tachy_exchange *ex);
+
+/* The lent exchange of c was closed (under c->lock it was lent: the caller now owns c):
+ * hands c to pool/ (srv->pool_resume). Any thread. */
+void tachy__conn_lent_closed(tachy__conn *c);
 
 #endif

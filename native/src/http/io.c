@@ -128,6 +128,37 @@ int tachy__io_flush_end(tachy__conn *c) {
     return rc;
 }
 
+int tachy__io_flush_end_nowait(tachy__conn *c) {
+    size_t n = tachy__buf_size(&c->wbuf);
+    if (n == 0)
+        return 0;
+    if (c->xp)
+        return 1; /* TLS: SSL_write may wait */
+    int nagle = c->rsp_sent && !c->srv->opt.nodelay;
+    int on = 1, off = 0;
+    if (nagle)
+        setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    c->rsp_sent = 1;
+    int rc = 0;
+    while (tachy__buf_size(&c->wbuf) > 0) {
+        ssize_t w = tachy__send(c->fd, c->wbuf.data + c->wbuf.off, tachy__buf_size(&c->wbuf),
+                                MSG_NOSIGNAL | MSG_DONTWAIT);
+        atomic_fetch_add_explicit(&c->srv->st_writes, 1, memory_order_relaxed);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = errno == EAGAIN || errno == EWOULDBLOCK ? 1 : tachy__io_errno(errno);
+            break;
+        }
+        tachy__buf_consume(&c->wbuf, (size_t)w);
+    }
+    if (nagle)
+        setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &off, sizeof off);
+    if (rc == 0)
+        tachy__buf_reset(&c->wbuf);
+    return rc;
+}
+
 int tachy__io_send_file(tachy__conn *c, int fd, int64_t *off, int64_t len) {
     if (c->xp || c->held)
         return TACHY_ENOTSUP; /* TLS encrypts in user space, held output stays in wbuf:

@@ -417,6 +417,17 @@ TACHY_API int tachy_exchange_flush(tachy_exchange *ex) {
     return rc < 0 ? tachy__exchange_fail(ex, rc) : 0;
 }
 
+TACHY_API int tachy_exchange_try_flush(tachy_exchange *ex) {
+    if (!ex)
+        return TACHY_EINVAL;
+    if (ex->closed || ex->rsp_closed)
+        return ex->rsp_mode == TACHY__RSP_FIXED ? 0 : TACHY_ECLOSED;
+    if (ex->rsp_code < 0)
+        return 0;
+    int rc = tachy__io_flush_end_nowait(ex->conn);
+    return rc < 0 ? tachy__exchange_fail(ex, rc) : rc;
+}
+
 TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex) {
     if (!ex)
         return TACHY_EINVAL;

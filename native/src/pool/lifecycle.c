@@ -25,9 +25,10 @@ static int pool_start(tachy_server *srv) {
     srv->pool = calloc(1, sizeof *srv->pool);
     if (!srv->pool)
         return TACHY_ENOMEM;
-    srv->pool->epfd = srv->pool->wakefd = srv->pool->timerfd = -1;
+    srv->pool->epfd = srv->pool->wakefd = srv->pool->kickfd = srv->pool->timerfd = -1;
     srv->pool_free = pool_free;
     srv->pool_blocking = tachy__pool_blocking;
+    srv->pool_resume = tachy__pool_resume;
     srv->pool->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (srv->pool->epfd < 0)
         return TACHY_ESYS;
@@ -40,6 +41,12 @@ static int pool_start(tachy_server *srv) {
         srv->pool->epfd = srv->pool->wakefd = -1;
         return TACHY_ESYS;
     }
+    /* Edge-triggered: each write is one event for one waiter; never read (a counter that
+     * cannot reach its 2^64 - 2 ceiling). */
+    srv->pool->kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    struct epoll_event kev = {EPOLLIN | EPOLLET, {.u64 = KICK_TOKEN}};
+    if (srv->pool->kickfd < 0 || epoll_ctl(srv->pool->epfd, EPOLL_CTL_ADD, srv->pool->kickfd, &kev) < 0)
+        return TACHY_ESYS; /* freed with the pool */
     cpu_set_t set;
     srv->pool->max_waiters = 1;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1)
@@ -153,6 +160,8 @@ static void pool_free(tachy_server *srv) {
     }
     if (srv->pool->wakefd >= 0)
         close(srv->pool->wakefd);
+    if (srv->pool->kickfd >= 0)
+        close(srv->pool->kickfd);
     tachy__pool_timers_free(srv);
     if (srv->pool->ws_of)
         munmap(srv->pool->ws_of, (size_t)TACHY__SLOT_CHUNKS * TACHY__SLOT_CHUNK * sizeof *srv->pool->ws_of);

@@ -63,6 +63,7 @@ typedef struct tachy__thread {
 #define HUP_BIT ((uint64_t)1 << 31)
 #define LISTEN_TOKEN (UINT64_MAX - 1)
 #define TIMER_TOKEN (UINT64_MAX - 2) /* the timerfd (timers.c) */
+#define KICK_TOKEN (UINT64_MAX - 3)  /* kickfd: the ready ring got work outside epoll */
 #define ACCEPT_BATCH 64   /* connections accepted per listening-socket event */
 #define TRIM_PEAK 256     /* connections: a burst worth giving memory back after */
 #define WATCHDOG_TICK_MS 5
@@ -72,6 +73,9 @@ typedef struct tachy__thread {
 struct tachy__pool {
     int epfd;                 /* the park set: parked connections, edge-triggered */
     int wakefd;               /* eventfd in epfd: made readable to wake every waiter */
+    int kickfd;               /* eventfd in epfd, edge-triggered: written when a connection
+                                 is put in the ready ring by hand (tachy__pool_resume), so
+                                 that a waiter wakes up to take it */
     pthread_t watchdog;
     int watchdog_started;
     atomic_int accept_retry;  /* accept() failed for lack of resources: watchdog retries */
@@ -95,6 +99,10 @@ struct tachy__pool {
     pthread_mutex_t ready_lock;
     uint64_t *ready;          /* ring of event tokens */
     uint32_t ready_head, ready_count, ready_cap;
+    /* Connections put back by hand (tachy__pool_resume), taken after the ring: a FIFO
+     * through tachy__conn.next_ready, unbounded (the ring's size bounds only epoll's). */
+    tachy__conn *resumed_head, *resumed_tail;
+    uint32_t nresumed;
     pthread_cond_t spare_cond; /* spare threads wait here (monotonic clock) */
     /* timers.c: a min-heap on due time, under timer_lock; the timerfd is in the park set */
     pthread_mutex_t timer_lock;
@@ -146,6 +154,16 @@ void tachy__pool_reap(tachy_server *srv);
 void tachy__pool_ensure_waiter(tachy_server *srv);
 /* srv->pool_blocking: if nobody waits for events, bring in a thread now. Any thread. */
 void tachy__pool_blocking(tachy_server *srv);
+/*
+ * srv->pool_resume: c's lent exchange was closed by the calling thread, which owns c now.
+ * With here, the caller continues c itself as far as that needs no blocking call
+ * (tachy__conn_run with closer = 1): it may park c, or lend it again. Whatever remains (or
+ * everything, without here) goes to a pool thread: c is put in the ready ring and a waiter
+ * is woken (kickfd). Any thread.
+ */
+void tachy__pool_resume(tachy__conn *c, int here);
+/* c is closing: if it waits in the resumed list, it leaves it (tachy__pool_close). */
+void tachy__pool_unresume(tachy__conn *c);
 
 /* ---- accept.c ------------------------------------------------------------------------ */
 

@@ -125,6 +125,8 @@ void tachy__pool_conn_reset(tachy__conn *c) {
 void tachy__pool_close(tachy__conn *c) {
     tachy_server *srv = c->srv;
     tachy__pool_ws_closing(c); /* an attached WebSocket lets go of the socket first */
+    if (__atomic_load_n(&srv->pool->nresumed, __ATOMIC_RELAXED))
+        tachy__pool_unresume(c); /* closed while waiting to be resumed (the watchdog) */
     tachy__conn_cleanup(c);
     pthread_mutex_lock(&srv->lock);
     if (c->prev)

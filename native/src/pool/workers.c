@@ -34,25 +34,41 @@
 
 /* ---- the ready ring ------------------------------------------------------------------ */
 
+/* The token of the next ready event: the ring's first, else the first resumed
+ * connection's. 1 if there was one. */
 static int ready_pop(tachy_server *srv, uint64_t *tok) {
-    if (__atomic_load_n(&srv->pool->ready_count, __ATOMIC_RELAXED) == 0)
+    struct tachy__pool *p = srv->pool;
+    if (__atomic_load_n(&p->ready_count, __ATOMIC_RELAXED) == 0 &&
+        __atomic_load_n(&p->nresumed, __ATOMIC_RELAXED) == 0)
         return 0; /* cheap check first: usually empty when there is no backlog */
     int got = 0;
-    pthread_mutex_lock(&srv->pool->ready_lock);
-    if (srv->pool->ready_count > 0) {
-        *tok = srv->pool->ready[srv->pool->ready_head];
-        srv->pool->ready_head = (srv->pool->ready_head + 1) % srv->pool->ready_cap;
-        __atomic_store_n(&srv->pool->ready_count, srv->pool->ready_count - 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&p->ready_lock);
+    if (p->ready_count > 0) {
+        *tok = p->ready[p->ready_head];
+        p->ready_head = (p->ready_head + 1) % p->ready_cap;
+        __atomic_store_n(&p->ready_count, p->ready_count - 1, __ATOMIC_RELAXED);
+        got = 1;
+    } else if (p->resumed_head) {
+        tachy__conn *c = p->resumed_head;
+        p->resumed_head = c->next_ready;
+        if (!p->resumed_head)
+            p->resumed_tail = NULL;
+        c->next_ready = NULL;
+        c->in_resumed = 0;
+        __atomic_store_n(&p->nresumed, p->nresumed - 1, __ATOMIC_RELAXED);
+        /* Its token as an event would carry it; a stale one (closed since) is ignored. */
+        *tok = (uint64_t)(uint32_t)tachy__st_gen(atomic_load(&c->state)) << 32 | c->slot;
         got = 1;
     }
-    pthread_mutex_unlock(&srv->pool->ready_lock);
+    pthread_mutex_unlock(&p->ready_lock);
     return got;
 }
 
 /* An event's token, with HUP_BIT when it reported the peer's shutdown. */
 static uint64_t ev_token(const struct epoll_event *ev) {
     uint64_t tok = ev->data.u64;
-    if (tok != WAKE_TOKEN && tok != LISTEN_TOKEN && tok != TIMER_TOKEN && (ev->events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+    if (tok != WAKE_TOKEN && tok != LISTEN_TOKEN && tok != TIMER_TOKEN && tok != KICK_TOKEN &&
+        (ev->events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
         tok |= HUP_BIT;
     return tok;
 }
@@ -125,22 +141,61 @@ void tachy__pool_ensure_waiter(tachy_server *srv) {
 
 void tachy__pool_accept_some(tachy_server *srv);
 
-/*
- * Serves a connection the caller owns: sets its transport up on the first run (HTTPS),
- * then runs the HTTP loop until it parks it or closes it. An event that arrives while we
- * own it (tachy__pool_park returns 0) means more bytes: run the loop again.
- */
-static void serve_conn(tachy_server *srv, tachy__conn *c) {
-    if (__builtin_expect(srv->pool->ws_of[c->slot] != NULL, 0) && tachy__pool_ws_serve(c))
-        return; /* an attached WebSocket (wspark.c) */
-    if (srv->tls && !c->xp && tachy__tls_start(c) < 0) {
+/* Puts c (owned by the caller, not in the middle of anything a pool thread cannot redo)
+ * back in the park set marked ready: its token goes in the ready ring, and a waiter is
+ * woken to take it. Under srv->lock, so that stop() either sees it parked (and closes it)
+ * or has already begun (and it is closed here). */
+static void requeue(tachy__conn *c) {
+    tachy_server *srv = c->srv;
+    pthread_mutex_lock(&srv->lock);
+    if (atomic_load(&srv->state) != TACHY__SRV_STARTED) {
+        pthread_mutex_unlock(&srv->lock);
         tachy__pool_close(c);
         return;
     }
+    atomic_store_explicit(&c->deadline, tachy__now_ms() + srv->opt.idle_interval_ms,
+                          memory_order_relaxed);
+    struct tachy__pool *p = srv->pool;
+    pthread_mutex_lock(&p->ready_lock);
+    c->next_ready = NULL;
+    c->in_resumed = 1;
+    if (p->resumed_tail)
+        p->resumed_tail->next_ready = c;
+    else
+        p->resumed_head = c;
+    p->resumed_tail = c;
+    __atomic_store_n(&p->nresumed, p->nresumed + 1, __ATOMIC_RELAXED);
+    /* Parked last: once it is, any thread may claim it (an event, the list's taker) and
+     * the struct is theirs. An event that marked c PENDING meanwhile needs no keeping: the
+     * run reads anyway. */
+    uint64_t s = atomic_load(&c->state);
+    atomic_store(&c->state, tachy__st_make(tachy__st_gen(s), TACHY__CONN_PARKED));
+    pthread_mutex_unlock(&p->ready_lock);
+    pthread_mutex_unlock(&srv->lock);
+    uint64_t one = 1;
+    if (write(srv->pool->kickfd, &one, sizeof one) < 0 && errno != EAGAIN)
+        tachy__log(srv, TACHY_LOG_WARNING, "eventfd write: %s", strerror(errno));
+    tachy__pool_blocking(srv); /* nobody waits for events: bring a thread in */
+}
+
+/*
+ * Runs the HTTP loop on c (owned by the caller) until it parks, closes or lends c (closer:
+ * the caller must not block, see tachy__conn_run; what it cannot do goes to a pool
+ * thread). An event that arrives while we own it (tachy__pool_park returns 0) means more
+ * bytes: run the loop again.
+ */
+static void run_conn(tachy__conn *c, int closer) {
     for (;;) {
         int idle = 0;
         long deadline = 0;
-        if (tachy__conn_run(c, &idle, &deadline) == TACHY__CONN_NEXT_CLOSE) {
+        tachy__conn_next next = tachy__conn_run(c, closer, &idle, &deadline);
+        if (next == TACHY__CONN_NEXT_LENT)
+            return; /* a deferred exchange has it; its close resumes it */
+        if (next == TACHY__CONN_NEXT_POOL) {
+            requeue(c);
+            return;
+        }
+        if (next == TACHY__CONN_NEXT_CLOSE) {
             if (tachy__pool_ws_adopt(c))
                 return; /* the handler attached a WebSocket: parked as one now */
             break;
@@ -154,6 +209,48 @@ static void serve_conn(tachy_server *srv, tachy__conn *c) {
     tachy__pool_close(c);
 }
 
+/* Serves a connection the caller owns: sets its transport up on the first run (HTTPS),
+ * then runs the HTTP loop. */
+static void serve_conn(tachy_server *srv, tachy__conn *c) {
+    if (__builtin_expect(srv->pool->ws_of[c->slot] != NULL, 0) && tachy__pool_ws_serve(c))
+        return; /* an attached WebSocket (wspark.c) */
+    if (srv->tls && !c->xp && tachy__tls_start(c) < 0) {
+        tachy__pool_close(c);
+        return;
+    }
+    run_conn(c, 0);
+}
+
+void tachy__pool_unresume(tachy__conn *c) {
+    struct tachy__pool *p = c->srv->pool;
+    pthread_mutex_lock(&p->ready_lock);
+    if (c->in_resumed) {
+        tachy__conn *prev = NULL;
+        for (tachy__conn *x = p->resumed_head; x; prev = x, x = x->next_ready) {
+            if (x != c)
+                continue;
+            if (prev)
+                prev->next_ready = c->next_ready;
+            else
+                p->resumed_head = c->next_ready;
+            if (p->resumed_tail == c)
+                p->resumed_tail = prev;
+            break;
+        }
+        c->next_ready = NULL;
+        c->in_resumed = 0;
+        __atomic_store_n(&p->nresumed, p->nresumed - 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&p->ready_lock);
+}
+
+void tachy__pool_resume(tachy__conn *c, int here) {
+    if (here)
+        run_conn(c, 1);
+    else
+        requeue(c);
+}
+
 /* Serves one event token: the listening socket's, or a parked connection's. */
 static void serve_token(tachy_server *srv, uint64_t tok) {
     if (tok == LISTEN_TOKEN) {
@@ -164,6 +261,8 @@ static void serve_token(tachy_server *srv, uint64_t tok) {
         tachy__pool_timers_run(srv);
         return;
     }
+    if (tok == KICK_TOKEN)
+        return; /* the loop takes what was put in the ready ring */
     tachy__conn *c = tachy__pool_claim(srv, (uint32_t)(tok & ~HUP_BIT), (uint32_t)(tok >> 32), 1,
                                        (tok & HUP_BIT) != 0);
     if (c)

@@ -48,6 +48,7 @@ struct tachy_context {
 };
 
 struct tachy__pool; /* pool/pool.h */
+struct tachy__conn; /* http/http.h */
 
 struct tachy_server {
     tachy_options opt;        /* fixed at creation (server/options.h clamps it) */
@@ -63,13 +64,17 @@ struct tachy_server {
     tachy_context **contexts;
     size_t ncontexts, contexts_cap;
     /* The running server (pool/): created by tachy_server_start. pool/ sits above this
-     * folder, so the server reaches it only through these two hooks, which pool/ fills in. */
+     * folder, so the server reaches it only through these hooks, which pool/ fills in. */
     struct tachy__pool *pool;
     /* The calling pool thread is about to be busy for a long time (a deferred exchange,
      * an upgraded connection, a body read that blocks): bring in another thread now. */
     void (*pool_blocking)(tachy_server *srv);
     /* Frees the pool (the last reference to the server is going away). */
     void (*pool_free)(tachy_server *srv);
+    /* A lent connection's exchange was closed on the calling thread: continue the
+     * connection (here: on this thread as far as it needs no blocking call, see
+     * tachy__conn_run; else on a pool thread). The caller owns conn. */
+    void (*pool_resume)(struct tachy__conn *conn, int here);
     /* tachy_stats counters */
     atomic_uint_fast64_t st_connections, st_requests, st_reads, st_writes;
 };

@@ -355,6 +355,40 @@ class ExecutorTest {
         }
     }
 
+    /** Every exchange is one task of the executor, pipelined ones too (a counting executor
+     * sees one execute per request), and each runs on the executor's own threads. */
+    @Test
+    void eachPipelinedExchangeIsOneTask() throws Exception {
+        for (Supplier<Pool> make : pools()) {
+            Pool p = make.get();
+            AtomicInteger tasks = new AtomicInteger();
+            AtomicInteger foreign = new AtomicInteger();
+            java.util.concurrent.Executor counting = r -> {
+                tasks.incrementAndGet();
+                p.exec.execute(r);
+            };
+            try (TestServer t = TestServer.start(ex -> {
+                if (!p.threads.contains(Thread.currentThread())) {
+                    foreign.incrementAndGet();
+                }
+                TestServer.respond(ex, 200, ex.getRequestURI().getPath());
+            }, counting); RawClient r = t.raw()) {
+                StringBuilder all = new StringBuilder();
+                for (int i = 0; i < 12; i++) {
+                    all.append("GET /p").append(i).append(" HTTP/1.1\r\nHost: a\r\n\r\n");
+                }
+                r.send(all.toString());
+                for (int i = 0; i < 12; i++) {
+                    assertEquals("/p" + i, r.read().text(), p.name);
+                }
+                assertEquals(12, tasks.get(), p.name + ": one task per exchange");
+                assertEquals(0, foreign.get(), p.name + ": handlers on the executor's threads");
+            } finally {
+                p.exec.shutdownNow();
+            }
+        }
+    }
+
     /** A handler that waits seconds for the rest of its body loses nothing, and other
      * connections are served meanwhile. */
     @Test

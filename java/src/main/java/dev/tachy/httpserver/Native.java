@@ -164,8 +164,20 @@ final class Native {
     /** tachy_exchange_held_bytes: bytes waiting in the connection's write buffer. */
     static native int heldBytes(long ex);
 
-    /** tachy_exchange_defer: the handler returned without closing; another thread will. */
-    static native int defer(long ex);
+    /**
+     * tachy_exchange_defer_flags: another thread closes the exchange. lent: the exchange goes
+     * to the executor, whose thread closes it and continues the connection itself as far as
+     * nothing blocks (TACHY_DEFER_CLOSER_CONTINUES); else the handler returned without
+     * closing and a pool thread continues the connection after the close.
+     */
+    static native int defer(long ex, boolean lent);
+
+    /** tachy_exchange_abort: ends a (deferred) exchange as failed; the connection closes. */
+    static native int abort(long ex);
+
+    /** tachy_exchange_try_flush: sends what the socket takes now, never waiting; 1 when
+     * bytes remain (flush where blocking is allowed). */
+    static native int tryFlush(long ex);
 
     static native int requestBodyClose(long ex);
 

@@ -97,9 +97,10 @@ final class TachyHttpExchange extends HttpExchange {
     private boolean pending;
     /** Set (under this) once handle is 0 for good: lets the usual paths skip the lock. */
     private volatile boolean ended;
-    /** The connection thread's relay while the exchange is with an executor (see Relay);
-     * null when the handler runs on the connection thread. */
-    private volatile Relay relay;
+    /** With an executor (lend): the exchange is held (no native call on it blocks) and
+     * deferred; its close continues the connection on the closing thread. False when the
+     * handler runs on the connection thread, and after a WebSocket upgrade. */
+    private volatile boolean lent;
     /** Body bytes written under the hold since the last flush (the handler's thread). */
     private int unflushed;
     /** Held output beyond this is sent (by a thread that may block) before more is taken. */
@@ -317,7 +318,7 @@ final class TachyHttpExchange extends HttpExchange {
                     : Native.reject(handle, 400, "URISyntaxException thrown");
         }
         if (rc < 0) {
-            invalidate();
+            refused(); // nothing sent: the connection closes
             return -1;
         }
         headersSent = true;
@@ -348,16 +349,12 @@ final class TachyHttpExchange extends HttpExchange {
         }
         if (rc == Native.EWOULDBLOCK) {
             // Held, and the drain would wait for body bytes: made where it may block.
-            rc = blocking(Native::close);
+            rc = blocking(Native::close, false);
             synchronized (this) {
                 handle = 0;
                 ended = true;
                 uncount();
             }
-        }
-        Relay r = relay;
-        if (r != null) {
-            r.release(); // closed: the connection thread takes the connection back
         }
         if (pending) {
             context.tachyServer().pending.remove(this);
@@ -365,7 +362,7 @@ final class TachyHttpExchange extends HttpExchange {
         return rc;
     }
 
-    /* ---- the hand-off to an executor (Relay) --------------------------------------------- */
+    /* ---- the hand-off to an executor (lend) ------------------------------------------------ */
 
     /** A native call on the live handle. */
     private interface Call {
@@ -373,45 +370,79 @@ final class TachyHttpExchange extends HttpExchange {
     }
 
     /**
-     * The connection thread, before submitting the exchange: holds the socket and installs
-     * the relay. False if the exchange is already closed.
+     * The connection thread, before submitting the exchange to the executor: holds the
+     * socket and defers the exchange so that its close (on the executor's thread)
+     * continues the connection there. False if the exchange is already closed.
      */
-    synchronized boolean handOver(Relay r) {
+    synchronized boolean lend() {
         if (handle == 0) {
             return false;
         }
         Native.hold(handle, true);
-        relay = r;
+        if (Native.defer(handle, true) < 0) {
+            Native.hold(handle, false);
+            return false;
+        }
+        lent = true;
         return true;
     }
 
     /**
      * Makes a call that would block under the hold (it returned EWOULDBLOCK, or it sends):
-     * on a platform thread (or the connection thread) here, with the hold off for its
-     * duration; on a virtual thread by the connection thread (Relay.call), which may block.
+     * here with the hold off for its duration, or, on a virtual thread, on a platform thread
+     * (Offload) while this one parks.
      */
     private int blocking(Call c) {
-        Relay r = relay;
-        if (r == null || !r.serving() || Thread.currentThread() == r.conn
-                || !Relay.onVirtualThread()) {
-            return unheld(c);
-        }
-        return r.call(() -> unheld(c));
+        return blocking(c, true);
     }
 
-    private synchronized int unheld(Call c) {
+    /** rehold false: c ends the exchange, so the hold is not put back (the connection has
+     * moved on: the handle may already be the next request's). */
+    private int blocking(Call c, boolean rehold) {
+        if (!lent || !Offload.onVirtualThread()) {
+            return unheld(c, rehold);
+        }
+        return Offload.call(() -> unheld(c, rehold));
+    }
+
+    private synchronized int unheld(Call c, boolean rehold) {
         long h = handle;
         if (h == 0) {
             return Native.ECLOSED;
         }
         Native.hold(h, false);
+        boolean ok = false;
         try {
-            return c.on(h);
+            int rc = c.on(h);
+            ok = true;
+            return rc;
         } finally {
-            if (relay != null) {
+            if (lent && (rehold || !ok)) {
                 Native.hold(h, true);
             }
         }
+    }
+
+    /** The executor refused the task: the JDK closes the connection, answering nothing. */
+    synchronized void refused() {
+        if (handle != 0) {
+            Native.abort(handle);
+        }
+        invalidate();
+    }
+
+    /** Sends what the hold kept back: what the socket takes now on this thread, the rest
+     * where it may wait (blocking). */
+    private int flushHeld() {
+        int rc;
+        synchronized (this) {
+            long h = handle;
+            if (h == 0) {
+                return Native.ECLOSED;
+            }
+            rc = Native.tryFlush(h);
+        }
+        return rc == 1 ? blocking(Native::flush) : rc;
     }
 
     /** The C side is ending this exchange without us (failure, rejection): forget the handle. */
@@ -440,13 +471,10 @@ final class TachyHttpExchange extends HttpExchange {
         }
         synchronized (this) {
             if (handle != 0) {
-                if (relay != null) {
-                    // Whichever thread closes it calls the natives itself from now on.
-                    Native.hold(handle, false);
-                    relay = null;
-                }
-                // The connection thread now waits for close() from whichever thread has it.
-                if (Native.defer(handle) < 0) {
+                // Lent: deferred already (and held: whichever thread closes it is told to
+                // wait elsewhere rather than blocking). Else another thread closes it, and a
+                // pool thread continues the connection then.
+                if (!lent && Native.defer(handle, false) < 0) {
                     handle = 0; // already closed by the core: nothing to wait for
                     closed = true;
                     return;
@@ -458,14 +486,20 @@ final class TachyHttpExchange extends HttpExchange {
     }
 
     /** Called when the handler threw: 0 keeps the connection if the exchange had been
-     * closed cleanly (the response is complete, as the JDK's writefinished), else -1. */
+     * closed cleanly (the response is complete, as the JDK's writefinished), else -1 after
+     * ending the exchange as failed (the connection closes once what was written is out). */
     int afterFailure() {
         synchronized (this) {
             if (handle == 0 && closed) {
                 return 0;
             }
-            handle = 0; // the core abandons the exchange and closes the connection
+            if (handle != 0) {
+                Native.abort(handle);
+            }
+            handle = 0;
             closed = true;
+            ended = true;
+            uncount();
             return -1;
         }
     }
@@ -488,10 +522,10 @@ final class TachyHttpExchange extends HttpExchange {
         if (handle == 0) {
             throw new IOException("stream is closed");
         }
-        if (relay != null) {
-            // The WebSocket upgrade drives the socket itself: no hold, no relay.
+        if (lent) {
+            // The WebSocket upgrade drives the socket itself: no hold.
             Native.hold(handle, false);
-            relay = null;
+            lent = false;
         }
         return handle;
     }
@@ -671,10 +705,10 @@ final class TachyHttpExchange extends HttpExchange {
         // Date, Content-length / Transfer-encoding: set as the JDK sets them, on first look.
         responseHeaders.sent(Wire.second(r) * 1000, contentLength,
                 framing == Wire.FRAMING_CHUNKED);
-        if (relay != null && framing != Wire.FRAMING_FIXED && framing != Wire.FRAMING_EMPTY) {
+        if (lent && framing != Wire.FRAMING_FIXED && framing != Wire.FRAMING_EMPTY) {
             // A streamed body: the client sees the headers now (the core flushes them
-            // itself when not held).
-            blocking(Native::flush);
+            // itself when not held): at once if the socket takes them, else where it may wait.
+            flushHeld();
         }
         if (framing == Wire.FRAMING_EMPTY) {
             responseBody.noBody = true;
@@ -848,7 +882,7 @@ final class TachyHttpExchange extends HttpExchange {
             if (noBody) {
                 throw new IOException("too many bytes to write to stream");
             }
-            if (relay != null) {
+            if (lent) {
                 heldWrite(b, off, len);
                 return;
             }
@@ -863,8 +897,7 @@ final class TachyHttpExchange extends HttpExchange {
             Native.check(rc);
         }
 
-        /** Under the hold: into the write buffer, sent in HELD_FLUSH_AT pieces by a thread
-         * that may block (the connection thread for a virtual thread). */
+        /** Under the hold: into the write buffer, sent in HELD_FLUSH_AT pieces (flushHeld). */
         private void heldWrite(byte[] b, int off, int len) throws IOException {
             while (len > 0) {
                 int n = Math.min(len, HELD_FLUSH_AT);
@@ -880,9 +913,9 @@ final class TachyHttpExchange extends HttpExchange {
                 off += n;
                 len -= n;
                 unflushed += n;
-                if (unflushed >= HELD_FLUSH_AT && relay != null) {
+                if (unflushed >= HELD_FLUSH_AT && lent) {
                     unflushed = 0;
-                    int f = blocking(Native::flush);
+                    int f = flushHeld();
                     if (f < 0 && f != Native.ECLOSED) {
                         throw Native.ioException(f);
                     }
@@ -897,9 +930,9 @@ final class TachyHttpExchange extends HttpExchange {
             }
             check();
             int rc;
-            if (relay != null) {
+            if (lent) {
                 unflushed = 0;
-                rc = blocking(Native::flush); // sends: where it may block
+                rc = flushHeld();
             } else {
                 synchronized (TachyHttpExchange.this) {
                     if (handle == 0) {

@@ -28,10 +28,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Threads: every connection is served by one native thread, attached to the JVM once as a
  * daemon thread named after it. Without an executor the handler runs on that thread. With one
- * (setExecutor), the connection thread holds the exchange's socket, submits the exchange and
- * waits until it is closed (or the handler returned), making the socket calls that would block
- * for a handler on a virtual thread (see {@link Relay}); a rejected submission closes that
- * connection and the server keeps serving.
+ * (setExecutor), the connection thread holds the exchange's socket, lends it the connection,
+ * submits it and goes back to serving other connections: the exchange's close continues the
+ * connection on the closing thread (the next pipelined request is submitted from there), and
+ * calls that would block a virtual thread in native code are made on a platform thread
+ * ({@link Offload}); a rejected submission closes that connection and the server keeps
+ * serving.
  */
 public final class TachyHttpServer extends HttpServer {
 
@@ -485,7 +487,8 @@ public final class TachyHttpServer extends HttpServer {
 
     private static final ClassLoader APP_LOADER = ClassLoader.getSystemClassLoader();
 
-    /** Native.dispatch: runs on the connection's (attached) native thread. */
+    /** Native.dispatch: runs on the connection's (attached) native thread, or on an
+     * executor's thread that closed the exchange before this one (lent connections). */
     static int dispatch(int contextId, long ex, byte[] head, int len) {
         TachyHttpContext ctx = TachyHttpContext.lookup(contextId);
         if (ctx == null) {
@@ -498,8 +501,8 @@ public final class TachyHttpServer extends HttpServer {
             LOGGER.log(Level.TRACE, "tachy: malformed request", e);
             return -1;
         }
-        if (x.rejected()) {
-            return x.rejectBadRequest();
+        if (x.rejected() && ctx.tachyServer().executor == null) {
+            return x.rejectBadRequest(); // with an executor, its task answers (run)
         }
         TachyHttpServer srv = ctx.tachyServer();
         Thread self = Thread.currentThread();
@@ -523,19 +526,19 @@ public final class TachyHttpServer extends HttpServer {
                 inHandlers.decrement();
             }
         }
-        Task t = new Task(ctx, x);
-        if (!x.handOver(t.relay)) {
+        if (!x.lend()) {
             return -1; // closed under us (cannot happen before the handler ran)
         }
         try {
-            e.execute(t);
+            e.execute(new Task(ctx, x));
         } catch (RuntimeException r) { // RejectedExecutionException, or a broken executor
             // The JDK closes the connection when its executor refuses the exchange.
             LOGGER.log(Level.TRACE, "ServerImpl.Dispatcher: executor rejected the exchange", r);
-            x.invalidate();
-            return -1; // the C side ends the hold with the exchange
+            x.refused();
         }
-        return t.relay.serve();
+        // The connection thread goes back to the pool: the exchange has the connection until
+        // its close, which continues it on the closing thread (tachy_exchange_defer_flags).
+        return 0;
     }
 
     /** Runs the chain; maps the outcome to the C handler's return value. */
@@ -562,14 +565,13 @@ public final class TachyHttpServer extends HttpServer {
     }
 
     /**
-     * The exchange handed to an executor: the handler runs on the executor's thread, the
-     * connection thread waits in Relay.serve (making the calls that would block) until the
-     * exchange is closed or the handler returned.
+     * The exchange handed to an executor: the handler runs on the executor's thread; no
+     * thread waits for it. A handler that throws ends the exchange as the JDK's does
+     * (invoke: closed when incomplete).
      */
     private final class Task implements Runnable {
         private final TachyHttpContext ctx;
         private final TachyHttpExchange x;
-        final Relay relay = new Relay();
 
         Task(TachyHttpContext ctx, TachyHttpExchange x) {
             this.ctx = ctx;
@@ -578,11 +580,10 @@ public final class TachyHttpServer extends HttpServer {
 
         @Override
         public void run() {
-            int r = -1;
-            try {
-                r = invoke(ctx, x);
-            } finally {
-                relay.handlerDone(r);
+            if (x.rejected()) {
+                x.rejectBadRequest(); // not on the dispatching thread: it must not block
+            } else {
+                invoke(ctx, x);
             }
         }
     }
