@@ -282,9 +282,10 @@ class HttpsNativeTest {
         }
     }
 
-    /** needClientAuth cannot be done natively: the JDK's server serves, contexts carried over. */
+    /** needClientAuth with the JDK's own trust manager is done natively (OpenSSL verifies
+     * against its accepted issuers); a client without a certificate is refused. */
     @Test
-    void clientAuthFallsBackToTheJdk() throws Exception {
+    void needClientAuthIsNative() throws Exception {
         HttpsConfigurator cfg = new HttpsConfigurator(jdkContext(ecStore, "PKIX")) {
             @Override
             public void configure(HttpsParameters params) {
@@ -295,8 +296,7 @@ class HttpsNativeTest {
         };
         HttpsServer s = server(cfg, ex -> TestSupport.respond(ex, 200, "x"));
         try {
-            assertFalse(((TachyHttpsServer) s).isNative());
-            assertTrue(((TachyHttpsServer) s).fallbackReason().contains("client authentication"));
+            assertTrue(((TachyHttpsServer) s).isNative(), ((TachyHttpsServer) s).fallbackReason());
             // a client without a certificate is refused, as by the JDK
             assertThrows(IOException.class, () -> get(client(ecStore), uri(s, "/")));
         } finally {
