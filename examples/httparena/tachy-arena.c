@@ -27,9 +27,9 @@
  *   GET /ws                     WebSocket echo; a plain GET is refused with 400 (echo-ws)
  *
  * /delay: the handler defers its exchange (tachy_exchange_defer) and one timer thread of
- * this program completes it at the deadline, so no handler sleeps. The core still keeps
- * the connection's pool thread waiting (not running) until the deferred exchange is
- * closed; a core timer facility that frees that thread is planned separately.
+ * this program completes it at the deadline, so no handler sleeps and no thread waits: the
+ * deferred exchange is lent its connection, the pool thread goes back to serving others,
+ * and the close continues the connection on a pool thread.
  */
 #include <tachy/tachy.h>
 #include <tachy/ws.h>
@@ -846,8 +846,9 @@ static int h_delay(tachy_exchange *ex, void *user) {
         return 0;
     }
     /* Deferred before it is queued: the timer thread may close it as soon as it is due.
-     * The core only reads the exchange's closed flag (under its lock) after this handler
-     * returns, so a close that comes first is safe. */
+     * The core reads the exchange's closed flag under its lock after this handler returns
+     * (and lends the connection only if it is still open), so a close that comes first is
+     * safe. */
     tachy_exchange_defer(ex);
     pthread_mutex_lock(&timers.lock);
     int rc = timers.stop ? -1 : heap_push((struct delayed){mono_ns() + ms * 1000000, ex, ms});
