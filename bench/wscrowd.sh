@@ -273,7 +273,7 @@ measure() {
     fi
     local c0; c0=$(ticks_of "$SPID"); local c1="" up=0 t0; t0=$(date +%s.%N)
     $PIN_C "${load[@]}" >"$base.txt" 2>"$base.err" &
-    local lpid=$! peak_rss=0 peak_thr=0 peak_fd=0 i=0
+    local lpid=$! peak_rss=0 peak_thr=0 peak_fd=0 i=0 cl=0
     while kill -0 "$lpid" 2>/dev/null && [ $i -lt $(( (limit + 20) * 2 )) ]; do
         local rss thr fd
         rss=$(awk '/^VmRSS/{print $2}' "/proc/$SPID/status" 2>/dev/null)
@@ -281,7 +281,8 @@ measure() {
         [ "${rss:-0}" -gt "$peak_rss" ] && peak_rss=$rss
         [ "${thr:-0}" -gt "$peak_thr" ] && peak_thr=$thr
         if [ $((i % 4)) = 0 ]; then fd=$(fds_of "$SPID"); [ "$fd" -gt "$peak_fd" ] && peak_fd=$fd; fi
-        echo "$(date +%s.%N) rss_kib=$rss threads=$thr fds=${fd:-} ticks=$(ticks_of "$SPID")" >>"$base.samples"
+        local c; c=$(ticks_of "$lpid"); [ "${c:-0}" -gt 0 ] && cl=$c   # the client's own CPU
+        echo "$(date +%s.%N) rss_kib=$rss threads=$thr fds=${fd:-} ticks=$(ticks_of "$SPID") client_ticks=$cl" >>"$base.samples"
         if [ "$prof" = tick ]; then   # CPU over the measurement only (after the upgrades)
             [ "$up" = 1 ] || { grep -q "connections upgraded" "$base.txt" && c0=$(ticks_of "$SPID") && up=1; }
             [ -z "$c1" ] && grep -q "measurement done" "$base.txt" && c1=$(ticks_of "$SPID")
@@ -297,7 +298,7 @@ measure() {
     [ "$prof" = tick ] && fan=$(grep -ho '"ns_per_send_median":[0-9.]*' "$base.log" | tail -1 | cut -d: -f2)
     local j; j=$(grep -h '^WSJSON' "$base.txt" | tail -1 | sed 's/^WSJSON //')
     [ -n "$j" ] || j='{}'
-    echo "{\"server\":\"$s\",\"profile\":\"$prof\",\"clients\":$n,\"rc\":$rc,\"seconds\":$secs,\"server_alive\":$alive,\"own_fds\":$own,\"peak_fds\":$peak_fd,\"cpu_s\":$(awk -v a="$c0" -v b="$c1" -v t="$TCK" 'BEGIN{printf "%.2f", (b - a) / t}'),\"peak_rss_kib\":$peak_rss,\"peak_threads\":$peak_thr,\"fanout_ns\":\"$fan\",\"load\":$j}" >>"$ROWS"
+    echo "{\"server\":\"$s\",\"profile\":\"$prof\",\"clients\":$n,\"rc\":$rc,\"seconds\":$secs,\"server_alive\":$alive,\"own_fds\":$own,\"peak_fds\":$peak_fd,\"cpu_s\":$(awk -v a="$c0" -v b="$c1" -v t="$TCK" 'BEGIN{printf "%.2f", (b - a) / t}'),\"peak_rss_kib\":$peak_rss,\"peak_threads\":$peak_thr,\"fanout_ns\":\"$fan\",\"client_cpu_s\":$(awk -v a="$cl" -v t="$TCK" 'BEGIN{printf "%.2f", a / t}'),\"psi\":\"$(head -1 /proc/pressure/cpu 2>/dev/null | awk '{print $3}')\",\"load\":$j}" >>"$ROWS"
     say "$s $prof $n: $(grep -h '^wsload' "$base.txt" | head -2 | tr '\n' ' ')"
 }
 
@@ -338,10 +339,10 @@ o.append("**/ts**: each client reads $MESSAGES time stamps (one per 500 ms per c
          "**tick**: a synchronised broadcast every 500 ms to every client (10 s measured after all have upgraded); latency = "
          "kernel receive time stamp − the tick's scheduled time; \`tick-floor\` is bench/tickfloor.c (one send() per client, "
          "one thread), not a server. Server CPU = utime + stime of the whole process over the load (tick: over the 10 s "
-         "measured); peak RSS / threads / descriptors sampled every 0.5 s (JVM threads are OS threads: virtual threads "
+         "measured; client CPU: wsload's, whole run); peak RSS / threads / descriptors sampled every 0.5 s (JVM threads are OS threads: virtual threads "
          "are not counted).\n")
-o.append("| server | profile | clients | done | errors | p50 | p90 | p99 | p99.9 | max | user p99 | upgrade max | server CPU | CPU µs/msg | peak RSS | peak threads | peak fds | fan-out/client |")
-o.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+o.append("| server | profile | clients | done | errors | p50 | p90 | p99 | p99.9 | max | user p99 | upgrade max | server CPU | client CPU | CPU µs/msg | peak RSS | peak threads | peak fds | fan-out/client |")
+o.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     L = r.get("load") or {}
     msgs = L.get("messages") or 0
@@ -353,7 +354,7 @@ for r in rows:
     fan = f'{float(r["fanout_ns"])/1000:.2f} µs' if r["fanout_ns"] else "–"
     o.append(f'| \`{r["server"]}\` | {r["profile"]} | {r["clients"]:,} | {done} | {err} | {us(L.get("p50_us"))} | {us(L.get("p90_us"))} | '
              f'{us(L.get("p99_us"))} | {us(L.get("p999_us"))} | {us(L.get("max_us"))} | {us(L.get("user_p99_us"))} | '
-             f'{us(L.get("upgrade_max_us")) if r["profile"] == "ts" else "–"} | {cpu:.1f} s | '
+             f'{us(L.get("upgrade_max_us")) if r["profile"] == "ts" else "–"} | {cpu:.1f} s | {r.get("client_cpu_s", 0):.1f} s | '
              f'{(cpu * 1e6 / msgs) if msgs else 0:.1f} | {r["peak_rss_kib"]/1024:.0f} MiB | {r["peak_threads"]} | {r["peak_fds"]} | {fan} |'
              + ("" if r["server_alive"] else " (server died)"))
 if notes:
