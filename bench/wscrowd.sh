@@ -78,7 +78,7 @@ RAW="$OUT/raw"
 WORK="$HERE/build"
 mkdir -p "$RAW" "$WORK"
 say() { echo "wscrowd.sh: $*"; echo "$*" >>"$RAW/notes.txt"; }
-NOTES="$OUT/.notes"; : >"$NOTES"
+NOTES="$RAW/table-notes.txt"; : >"$NOTES"
 note() { say "$*"; echo "$*" >>"$NOTES"; }   # also goes into table.md
 
 # ---- build the clients, tachy-hello and the JVM peers -----------------------------------
