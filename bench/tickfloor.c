@@ -25,7 +25,9 @@
  * Each tick's fan-out is timed (CLOCK_MONOTONIC around the loop) and, with -q unset, one
  * line per tick goes to stdout; on SIGINT/SIGTERM a summary line
  *   TICKFLOOR {"mode":..,"ticks":..,"sends":..,"ns_per_send_median":..,...}
- * is printed (bench/lib/bench.py reads it from the log).
+ * is printed (bench/lib/bench.py reads it from the log). Out of descriptors (EMFILE), the
+ * listening socket leaves the epoll set until the next tick (no busy loop; counted as
+ * accept_emfile) and the connections wait in the backlog.
  * Build: cc -O2 -o tickfloor bench/tickfloor.c  (bench/run.sh does it into bench/build/).
  */
 #define _GNU_SOURCE
@@ -381,6 +383,8 @@ int main(int argc, char **argv) {
     fflush(stdout);
 
     unsigned long seq = 0;
+    int accept_paused = 0, accept_paused_ever = 0;
+    long accept_full = 0; /* accept() calls that failed for lack of descriptors */
     long total_sends = 0, total_eagain = 0, total_fail = 0, late_ticks = 0;
     size_t pcap = 1024, np = 0;
     double *per_send = malloc(pcap * sizeof *per_send), *fan_ms = malloc(pcap * sizeof *fan_ms);
@@ -392,6 +396,21 @@ int main(int argc, char **argv) {
             if (fd == ls) {
                 for (;;) {
                     int c = accept4(ls, NULL, NULL, SOCK_NONBLOCK);
+                    if (c < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+                                  errno == ENOMEM)) {
+                        /* Out of descriptors: the listening socket is level-triggered and
+                         * would report the waiting connections at once, forever (a busy
+                         * loop). Take it out of the epoll set until the next tick; the
+                         * connections wait in the backlog meanwhile. */
+                        if (!accept_paused_ever)
+                            fprintf(stderr, "tickfloor: accept: %s (descriptor limit %d): "
+                                            "retrying at every tick\n", strerror(errno), maxfds);
+                        accept_paused_ever = 1;
+                        accept_paused = 1;
+                        accept_full++;
+                        epoll_ctl(ep, EPOLL_CTL_DEL, ls, NULL);
+                        break;
+                    }
                     if (c < 0)
                         break;
                     if (c >= maxfds) {
@@ -412,6 +431,11 @@ int main(int argc, char **argv) {
                 uint64_t exp;
                 if (read(tfd, &exp, sizeof exp) != sizeof exp)
                     continue;
+                if (accept_paused) {
+                    struct epoll_event el = {.events = EPOLLIN, .data.fd = ls};
+                    epoll_ctl(ep, EPOLL_CTL_ADD, ls, &el);
+                    accept_paused = 0;
+                }
                 int64_t sched = next;
                 /* the next slot in the future (a fan-out longer than the period skips ticks) */
                 int64_t now = ns(CLOCK_REALTIME);
@@ -482,9 +506,9 @@ int main(int argc, char **argv) {
     }
     printf("TICKFLOOR {\"mode\":\"%s\",\"batch\":%d,\"ticks\":%zu,\"sends\":%ld,\"eagain\":%ld,"
            "\"failed\":%ld,\"skipped_ticks\":%ld,\"ns_per_send_median\":%.0f,\"ns_per_send_min\":%.0f,"
-           "\"ns_per_send_max\":%.0f,\"fanout_ms_median\":%.2f}\n",
+           "\"ns_per_send_max\":%.0f,\"fanout_ms_median\":%.2f,\"accept_emfile\":%ld}\n",
            mode, uring ? batch : 1, np, total_sends, total_eagain, total_fail, late_ticks, med, mn, mx,
-           fmed);
+           fmed, accept_full);
     fflush(stdout);
     return 0;
 }

@@ -122,6 +122,7 @@ typedef struct {
     int64_t sent_at;      /* echo: monotonic ns of the outstanding message */
     uint64_t got;         /* messages received */
     int64_t last_kts;     /* kernel receive timestamp (realtime ns) of the last read */
+    int64_t started;      /* monotonic ns of the connect() */
 } conn;
 
 static const char *g_addr = "127.0.0.1", *g_path = NULL;
@@ -137,10 +138,58 @@ static void die(const char *m) {
 
 static void set_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
+static int g_open_errno; /* errno of the last socket()/connect() that failed */
+
+/*
+ * Source ports. Left to the kernel, connect() picks an ephemeral port with
+ * __inet_hash_connect, which tries the ports of one parity of ip_local_port_range first
+ * (32768-60999 here: 14,116 of them) and then scans them all again, under locks, before it
+ * takes one of the other half. Once ~14,100 connections to the one server address are open,
+ * every further connect() spends tens of milliseconds of system time in that scan: this one
+ * client core stops reading, the server's queues and the measured latency grow to seconds.
+ * That was the "collapse at ~19,500" of the first crowd runs. So each socket binds its own
+ * port (SO_REUSEADDR, walking the range; a port in use is skipped), which is O(1), unless
+ * -K (kernel's choice) is given.
+ */
+static int g_bind_ports = 1, g_port_lo = 32768, g_port_hi = 60999, g_port_next;
+
+static void ports_init(void) {
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+    if (f) {
+        int lo, hi;
+        if (fscanf(f, "%d %d", &lo, &hi) == 2 && lo > 0 && hi > lo && hi < 65536) {
+            g_port_lo = lo;
+            g_port_hi = hi;
+        }
+        fclose(f);
+    }
+    g_port_next = g_port_lo + (int)(getpid() % (g_port_hi - g_port_lo + 1));
+}
+
+/* binds fd to the next free source port; 0, or -1 when 256 ports in a row were taken */
+static int bind_source_port(int fd, const struct in_addr *src) {
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    for (int tries = 0; tries < 256; tries++) {
+        int port = g_port_next++;
+        if (g_port_next > g_port_hi)
+            g_port_next = g_port_lo;
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                                 .sin_addr = *src};
+        if (bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0)
+            return 0;
+        if (errno != EADDRINUSE)
+            return -1;
+    }
+    return -1;
+}
+
 static int open_conn(int ep, conn *c, int timestamps) {
     c->fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (c->fd < 0)
+    if (c->fd < 0) {
+        g_open_errno = errno;
         return -1;
+    }
     set_nonblock(c->fd);
     int one = 1;
     setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -148,12 +197,42 @@ static int open_conn(int ep, conn *c, int timestamps) {
         setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)g_port)};
     inet_pton(AF_INET, g_addr, &sa.sin_addr);
-    if (connect(c->fd, (struct sockaddr *)&sa, sizeof sa) < 0 && errno != EINPROGRESS) {
+    if (g_bind_ports) {
+        /* from the server's own address when it is a loopback one, else from any */
+        struct in_addr src = {.s_addr = (ntohl(sa.sin_addr.s_addr) >> 24) == 127
+                                            ? sa.sin_addr.s_addr
+                                            : htonl(INADDR_ANY)};
+        /* no free port in the walk: connect() lets the kernel choose (slow past ~14,000) */
+        (void)bind_source_port(c->fd, &src);
+    }
+    int rc = connect(c->fd, (struct sockaddr *)&sa, sizeof sa);
+    for (int retry = 0; rc < 0 && errno == EADDRNOTAVAIL && g_bind_ports && retry < 8; retry++) {
+        /* SO_REUSEADDR let the bind share a port whose 4-tuple to this server is still
+         * taken (e.g. in TIME_WAIT): a new socket on the next port */
+        close(c->fd);
+        c->fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (c->fd < 0) {
+            g_open_errno = errno;
+            return -1;
+        }
+        set_nonblock(c->fd);
+        setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (timestamps)
+            setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+        struct in_addr src = {.s_addr = (ntohl(sa.sin_addr.s_addr) >> 24) == 127
+                                            ? sa.sin_addr.s_addr
+                                            : htonl(INADDR_ANY)};
+        (void)bind_source_port(c->fd, &src);
+        rc = connect(c->fd, (struct sockaddr *)&sa, sizeof sa);
+    }
+    if (rc < 0 && errno != EINPROGRESS) {
+        g_open_errno = errno;
         close(c->fd);
         c->fd = -1;
         return -1;
     }
     c->state = ST_CONNECTING;
+    c->started = now_ns(CLOCK_MONOTONIC);
     c->rcap = 4096;
     c->rbuf = malloc(c->rcap);
     struct epoll_event ev = {.events = EPOLLOUT | EPOLLIN, .data.ptr = c};
@@ -226,6 +305,7 @@ typedef struct {
     uint64_t want;              /* ts: messages per connection */
     uint64_t done;              /* ts: connections that got all of theirs */
     hist lat_kernel, lat_user;  /* tick: kernel-stamped and user-space latency; echo: RTT */
+    hist upgrade;               /* ts: connect() to the 101, the wait for the server to accept */
     uint64_t msgs, bad, closed, handshakes_failed;
 } stats;
 
@@ -343,10 +423,18 @@ static void on_readable(conn *c, stats *st) {
             }
         }
         c->rlen += (size_t)n;
+        /* Epoll is level-triggered here: a read that did not fill the buffer has most likely
+         * drained the socket, and anything left is reported again. One recvmsg per message
+         * instead of two (the second would only say EAGAIN): at 20,000 clients x 2 messages/s
+         * this client's one core is the budget. */
+        int drained = (size_t)n < iov.iov_len;
         if (c->state == ST_HANDSHAKE) {
             unsigned char *e = memmem(c->rbuf, c->rlen, "\r\n\r\n", 4);
-            if (!e)
+            if (!e) {
+                if (drained)
+                    return;
                 continue;
+            }
             if (c->rlen < 12 || memcmp(c->rbuf + 9, "101", 3) != 0) {
                 st->handshakes_failed++;
                 c->state = ST_CLOSED;
@@ -356,6 +444,8 @@ static void on_readable(conn *c, stats *st) {
             memmove(c->rbuf, c->rbuf + hl, c->rlen - hl);
             c->rlen -= hl;
             c->state = ST_OPEN;
+            if (st->ts)
+                hist_add(&st->upgrade, (now_ns(CLOCK_MONOTONIC) - c->started) / 1000);
             if (!st->tick && !st->ts)
                 send_echo(c);
         }
@@ -370,6 +460,8 @@ static void on_readable(conn *c, stats *st) {
                 return;
             }
         }
+        if (drained)
+            return;
     }
 }
 
@@ -396,6 +488,7 @@ static int run_ts(int ep, conn *cs, int nconn, double ramp, double limit, stats 
     struct epoll_event evs[512];
     int64_t t0 = now_ns(CLOCK_MONOTONIC), end = t0 + (int64_t)(limit * 1e9);
     int opened = 0, connect_failed = 0, peak_open = 0;
+    int64_t next_report = t0 + 5000000000LL;
     while (now_ns(CLOCK_MONOTONIC) < end) {
         int64_t now = now_ns(CLOCK_MONOTONIC);
         int due = ramp <= 0 ? nconn : (int)((double)(now - t0) / (ramp * 1e9) * nconn) + 1;
@@ -420,12 +513,29 @@ static int run_ts(int ep, conn *cs, int nconn, double ramp, double limit, stats 
         int open_now = opened - (int)st->done - (int)st->closed;
         if (open_now > peak_open)
             peak_open = open_now;
+        if (now_ns(CLOCK_MONOTONIC) >= next_report) { /* progress, on stderr */
+            int k[ST_DONE + 1] = {0};
+            for (int i = 0; i < opened; i++)
+                k[cs[i].state]++;
+            fprintf(stderr, "wsload ts: %5.1f s: opened %d (connect failed %d%s%s), connecting %d, "
+                            "awaiting 101 %d, open %d, done %d, closed/refused %d, messages %llu\n",
+                    (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9, opened, connect_failed,
+                    connect_failed ? ": " : "", connect_failed ? strerror(g_open_errno) : "",
+                    k[ST_CONNECTING], k[ST_HANDSHAKE], k[ST_OPEN], k[ST_DONE], k[ST_CLOSED],
+                    (unsigned long long)st->msgs);
+            next_report += 5000000000LL;
+        }
     }
     double secs = (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
     uint64_t lost = 0;
+    int k[ST_DONE + 1] = {0}, short_open = 0;
     for (int i = 0; i < nconn; i++) {
         if (cs[i].state != ST_DONE)
             lost++;
+        if (i < opened)
+            k[cs[i].state]++;
+        if (cs[i].state == ST_OPEN && cs[i].got > 0)
+            short_open++;
         if (cs[i].fd >= 0)
             close(cs[i].fd);
         free(cs[i].rbuf);
@@ -437,24 +547,37 @@ static int run_ts(int ep, conn *cs, int nconn, double ramp, double limit, stats 
            nconn, ramp, (unsigned long long)st->want, (unsigned long long)st->done,
            (unsigned long long)lost, (unsigned long long)st->handshakes_failed, connect_failed,
            (unsigned long long)st->msgs, (unsigned long long)st->bad, secs, peak_open);
+    if (lost)
+        printf("wsload ts: not done: %d never opened, %d socket()/connect() failed%s%s, %d TCP "
+               "connect pending, %d without a 101 (the server did not answer the upgrade), %d open "
+               "but short of %llu messages (%d of them got some), %d closed or refused\n",
+               nconn - opened, connect_failed, connect_failed ? " - " : "",
+               connect_failed ? strerror(g_open_errno) : "", k[ST_CONNECTING], k[ST_HANDSHAKE],
+               k[ST_OPEN], (unsigned long long)st->want, short_open, k[ST_CLOSED] - connect_failed);
+    printf("wsload ts: upgrade wait (connect() to the 101): p50 %.0f us, p99 %.0f us, max %llu us\n",
+           hist_pct(&st->upgrade, 50), hist_pct(&st->upgrade, 99),
+           (unsigned long long)st->upgrade.max);
     hist_print(&st->lat_kernel, "ts latency, |kernel receive timestamp - server stamp|");
     hist_print(&st->lat_user, "ts latency, |client user-space receive - server stamp|");
     printf("WSJSON {\"mode\":\"ts\",\"connections\":%d,\"done\":%llu,\"errors\":%llu,"
            "\"messages\":%llu,\"seconds\":%.3f,\"p50_us\":%.0f,\"p90_us\":%.0f,\"p99_us\":%.0f,"
            "\"p999_us\":%.0f,\"max_us\":%llu,\"user_p50_us\":%.0f,\"user_p99_us\":%.0f,"
-           "\"user_p999_us\":%.0f,\"user_max_us\":%llu}\n",
+           "\"user_p999_us\":%.0f,\"user_max_us\":%llu,\"upgrade_p99_us\":%.0f,"
+           "\"upgrade_max_us\":%llu,\"user_p90_us\":%.0f}\n",
            nconn, (unsigned long long)st->done, (unsigned long long)errors,
            (unsigned long long)st->msgs, secs, hist_pct(&st->lat_kernel, 50),
            hist_pct(&st->lat_kernel, 90), hist_pct(&st->lat_kernel, 99),
            hist_pct(&st->lat_kernel, 99.9), (unsigned long long)st->lat_kernel.max,
            hist_pct(&st->lat_user, 50), hist_pct(&st->lat_user, 99),
-           hist_pct(&st->lat_user, 99.9), (unsigned long long)st->lat_user.max);
+           hist_pct(&st->lat_user, 99.9), (unsigned long long)st->lat_user.max,
+           hist_pct(&st->upgrade, 99), (unsigned long long)st->upgrade.max,
+           hist_pct(&st->lat_user, 90));
     return errors ? 1 : 0;
 }
 
 static void usage(void) {
     fprintf(stderr, "usage: wsload echo|tick|ts -p PORT [-a ADDR] [-u PATH] [-c CONNS] [-s BYTES] "
-                    "[-d SECONDS] [-w SETUP_SECONDS] [-r RAMP_SECONDS] [-m MESSAGES]\n");
+                    "[-d SECONDS] [-w SETUP_SECONDS] [-r RAMP_SECONDS] [-m MESSAGES] [-K]\n");
     exit(2);
 }
 
@@ -472,7 +595,7 @@ int main(int argc, char **argv) {
     int dur_set = 0;
     st.want = 120;
     optind = 2;
-    while ((opt = getopt(argc, argv, "p:a:u:c:s:d:w:r:m:")) != -1) {
+    while ((opt = getopt(argc, argv, "p:a:u:c:s:d:w:r:m:K")) != -1) {
         switch (opt) {
         case 'p': g_port = atoi(optarg); break;
         case 'a': g_addr = optarg; break;
@@ -483,6 +606,7 @@ int main(int argc, char **argv) {
         case 'r': ramp = atof(optarg); break;
         case 'm': st.want = (uint64_t)atol(optarg); break;
         case 'w': setup = atof(optarg); break;
+        case 'K': g_bind_ports = 0; break;
         default: usage();
         }
     }
@@ -495,8 +619,10 @@ int main(int argc, char **argv) {
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+    ports_init();
     hist_init(&st.lat_kernel);
     hist_init(&st.lat_user);
+    hist_init(&st.upgrade);
     if (!st.tick) {
         unsigned char *payload = malloc(g_size ? g_size : 1);
         for (size_t i = 0; i < g_size; i++)
@@ -606,11 +732,11 @@ int main(int argc, char **argv) {
     printf("WSJSON {\"mode\":\"%s\",\"connections\":%d,\"upgraded\":%d,\"alive\":%d,\"messages\":%llu,"
            "\"seconds\":%.3f,\"msg_s\":%.1f,\"min_msgs_per_conn\":%llu,\"bad\":%llu,"
            "\"p50_us\":%.0f,\"p99_us\":%.0f,\"p999_us\":%.0f,\"max_us\":%llu,"
-           "\"user_p50_us\":%.0f,\"user_p99_us\":%.0f}\n",
+           "\"user_p50_us\":%.0f,\"user_p99_us\":%.0f,\"p90_us\":%.0f}\n",
            argv[1], nconn, open_ok, alive, (unsigned long long)st.msgs, secs,
            (double)st.msgs / secs, (unsigned long long)minmsgs, (unsigned long long)st.bad,
            hist_pct(&st.lat_kernel, 50), hist_pct(&st.lat_kernel, 99),
            hist_pct(&st.lat_kernel, 99.9), (unsigned long long)st.lat_kernel.max,
-           hist_pct(&st.lat_user, 50), hist_pct(&st.lat_user, 99));
+           hist_pct(&st.lat_user, 50), hist_pct(&st.lat_user, 99), hist_pct(&st.lat_kernel, 90));
     return 0;
 }
