@@ -72,7 +72,7 @@ static const char *at_start(const char *s, size_t n) {
 #define MAX_HDRS 64
 
 static tachy__header_ref hdrs[MAX_HDRS];
-static const tachy__limits test_limits = {8192, MAX_HDRS, 65536};
+static const tachy__limits test_limits = {8192, MAX_HDRS, 65536, 0};
 
 static int parse_at(const char *buf, size_t n, tachy__request *req, const tachy__limits *lim,
                     tachy__parse_error *err) {
@@ -329,7 +329,7 @@ static void test_unsupported_version(void **state) {
 }
 
 static void test_request_line_too_long(void **state) {
-    tachy__limits lim = {32, MAX_HDRS, 65536};
+    tachy__limits lim = {32, MAX_HDRS, 65536, 0};
     char line[128];
     tachy__request req;
     tachy__parse_error err;
@@ -404,7 +404,7 @@ static void test_obs_fold(void **state) {
 }
 
 static void test_too_many_headers(void **state) {
-    tachy__limits lim = {8192, 3, 65536};
+    tachy__limits lim = {8192, 3, 65536, 0};
     tachy__request req;
     tachy__parse_error err;
     (void)state;
@@ -429,7 +429,7 @@ static void test_too_many_headers(void **state) {
 
 static void test_header_bytes_limit(void **state) {
     /* "A: 12345\r\n" is 10 bytes; two of them are 20. */
-    tachy__limits lim = {8192, MAX_HDRS, 20};
+    tachy__limits lim = {8192, MAX_HDRS, 20, 0};
     tachy__request req;
     (void)state;
     EVERY_PREFIX("GET / HTTP/1.1\r\nA: 12345\r\nB: 12345\r\n\r\n", &lim, &req);
@@ -974,7 +974,7 @@ static void test_mutations(void **state) {
                                "Content-Length: 12\r\nConnection: close\r\n\r\n";
     static const char alphabet[] = "\r\n \t:;,=\"\\0aF\x7f\x80\xff";
     char m[sizeof chunked_body + 16];
-    tachy__limits lim = {64, 8, 256};
+    tachy__limits lim = {64, 8, 256, 0};
     int iter;
     (void)state;
 

@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_in in = {data, size};
     uint8_t opts = fuzz_u8(&in);
     size_t cap = 1 + fuzz_u8(&in) % MAX_REFS;
-    tachy__limits small = {64, 8, 256};
+    tachy__limits small = {64, 8, 256, 0};
     const tachy__limits *lim = (opts & 1) ? &small : NULL;
 
     char *buf = malloc(in.n ? in.n : 1);
