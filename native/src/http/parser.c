@@ -546,13 +546,18 @@ parse_head(const char *buf, size_t len, tachy__request *req, const tachy__limits
                 if (p == stop) {
                     if (stop == len)
                         RET(TACHY__PARSE_INCOMPLETE);
-                    TOO_LARGE();
+                    /* (the JDK rules do not count the line end: it may sit at plim) */
+                    if (!jdk || is_field_byte((unsigned char)buf[p]))
+                        TOO_LARGE();
                 }
                 c = (unsigned char)buf[p];
                 if (c != '\t')
                     break;
-                if (jdk)
+                if (jdk) {
+                    if (p >= plim)
+                        TOO_LARGE();
                     unfold = 1; /* the JDK turns HTAB into SP */
+                }
                 p++;
             }
             if (c != '\r' && c != '\n')
