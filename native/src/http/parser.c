@@ -19,7 +19,8 @@
  *   (RFC 9112 2.2); more is 400.
  * - Only "HTTP/1.0" and "HTTP/1.1" are served; any other well-formed HTTP-version is 505
  *   (RFC 9110 2.5 would allow serving "HTTP/1.2" as 1.1; we answer 505 as documented).
- * - obs-fold is rejected with 400 (RFC 9112 5.2 allows rejecting it).
+ * - obs-fold is rejected with 400 (RFC 9112 5.2 allows rejecting it), except with the JDK
+ *   header rules (tachy__limits.jdk_rules, described before parse_head), which accept it.
  * - Transfer-Encoding in an HTTP/1.0 request is 400 (RFC 9112 6.1: the framing is
  *   faulty; we answer 400 and the connection closes, rather than guess a length).
  * - The chunked decoder requires CRLF everywhere (size lines, after data, trailer

@@ -63,7 +63,9 @@ typedef struct tachy__request {
  * more bytes are needed (but limits are already enforced on what is there), or
  * TACHY__PARSE_ERROR with *err filled. Strict RFC 9112: a CRLF line end is required
  * (bare LF accepted, bare CR -> 400), tokens validated, no whitespace before the colon,
- * no obs-fold, no NUL/CTL in values. Leading empty lines before the request line are
+ * no obs-fold, no NUL/CTL in values. With lim->jdk_rules the limits are counted and
+ * refused as the JDK does (TACHY__PARSE_CLOSE), obs-fold is accepted (req->unfold), and
+ * TACHY__PARSE_MORE_HEADERS may ask for a bigger header array. Leading empty lines before the request line are
  * skipped (RFC 9112 2.2). Only HTTP/1.0 and HTTP/1.1 are accepted (else 505).
  * Never reads outside buf[0,len). Nothing is copied: views point into buf.
  */
