@@ -312,9 +312,11 @@ static int xa_echo(tachy_exchange *ex, void *user) {
     (void)user;
     tachy_headers *h = tachy_exchange_request_headers(ex);
     const char *a = tachy_headers_first(h, "X-a");
-    char body[256];
+    char body[4096];
     int n = snprintf(body, sizeof body, "%s|%zu", a ? a : "-",
                      tachy_headers_values(h, "X-same", NULL, 0));
+    if (n < 0 || (size_t)n >= sizeof body)
+        n = (int)sizeof body - 1;
     tachy_exchange_send_response_headers(ex, 200, n);
     tachy_exchange_write(ex, body, (size_t)n);
     tachy_exchange_close(ex);
