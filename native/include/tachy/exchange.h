@@ -80,7 +80,7 @@ TACHY_API int64_t tachy_exchange_request_content_length(const tachy_exchange *ex
  * (client closed early), TACHY_ETIMEDOUT, TACHY_EPROTO (bad chunk framing),
  * TACHY_ECLOSED (body stream closed). Blocks until at least one byte or the end. After
  * TACHY_ETRUNCATED or TACHY_EPROTO the handler may still send a response (the JDK's does);
- * the connection closes after it. Other errors fail the exchange (nothing more is sent).
+ * the connection closes after it. Other errors fail the exchange; the connection closes.
  */
 TACHY_API ssize_t tachy_exchange_read(tachy_exchange *ex, void *buf, size_t len);
 
