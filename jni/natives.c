@@ -94,8 +94,12 @@ static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) 
     SET(TACHY_JNI_OPT_HTTP10_KEEPALIVE_MAX, http10_keepalive_max, int)
 #undef SET
     /* The JDK's server does not check Host (RFC 9112 3.2), so neither does the provider; nor
-     * has it a TLS handshake limit of its own: the connection's idle limit bounds it. */
+     * has it a TLS handshake limit of its own: the connection's idle limit bounds it. It
+     * counts and refuses request headers its own way: so does the provider, unless
+     * -Dtachy.strictHeaders=true (ServerConfig.java) asks for the C server's 431/400. */
     o.check_host = 0;
+    o.jdk_header_rules =
+        v[TACHY_JNI_OPT_JDK_HEADER_RULES] == OPT_DEFAULT ? 1 : v[TACHY_JNI_OPT_JDK_HEADER_RULES] != 0;
     o.tls_handshake_time_ms = o.idle_interval_ms;
     tachy_jni_server *js = calloc(1, sizeof *js);
     if (js == NULL) {

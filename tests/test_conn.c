@@ -278,6 +278,100 @@ static void test_limits(void **state) {
     ts_stop(s);
 }
 
+/* Answers "<first X-a value>|<number of X-same values>". */
+static int xa_echo(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_headers *h = tachy_exchange_request_headers(ex);
+    const char *a = tachy_headers_first(h, "X-a");
+    char body[4096];
+    int n = snprintf(body, sizeof body, "%s|%zu", a ? a : "-",
+                     tachy_headers_values(h, "X-same", NULL, 0));
+    if (n < 0 || (size_t)n >= sizeof body)
+        n = (int)sizeof body - 1;
+    tachy_exchange_send_response_headers(ex, 200, n);
+    tachy_exchange_write(ex, body, (size_t)n);
+    tachy_exchange_close(ex);
+    return 0;
+}
+
+/* Sends req and expects the connection closed without a single byte of response. */
+static void expect_silent_close(int p, const char *req, size_t n, const char *what) {
+    int fd = ts_connect(p);
+    ts_send(fd, req, (ssize_t)n);
+    size_t got = 0;
+    int eof = 0;
+    char *raw = ts_read_raw(fd, 3000, &got, &eof);
+    if (got != 0 || !eof)
+        fail_msg("%s: %zu bytes, eof %d: %s", what, got, eof, raw);
+    free(raw);
+    ts_close(fd);
+}
+
+/* tachy_options.jdk_header_rules (the Java provider's): the JDK's counting, a silent close
+ * over the limits, obs-fold unfolded (parser.c has the rules, test_parser.c the edges). */
+static void test_jdk_header_rules(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    assert_int_equal(o.jdk_header_rules, 0);
+    o.jdk_header_rules = 1;
+    o.max_req_headers = 5;
+    o.max_req_header_size = 2000;
+    tachy_server *s = ts_server(&o);
+    tachy_server_create_context(s, "/", xa_echo, NULL, NULL);
+    int p = ts_start(s);
+    char req[8192];
+    ts_response r;
+    /* 12 lines of one name and Host: two names, served; more lines than max_req_headers
+     * makes the connection grow its header array (TACHY__PARSE_MORE_HEADERS) */
+    size_t n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: t\r\n");
+    for (int i = 0; i < 12; i++)
+        n += (size_t)snprintf(req + n, sizeof req - n, "X-same: %d\r\n", i);
+    n += (size_t)snprintf(req + n, sizeof req - n, "\r\n");
+    int fd = ts_connect(p);
+    for (int k = 0; k < 2; k++) { /* twice on one connection: the grown array is kept */
+        ts_send(fd, req, (ssize_t)n);
+        assert_int_equal(ts_read_response(fd, &r, 0), 0);
+        assert_int_equal(r.status, 200);
+        assert_string_equal(r.body, "-|12");
+        ts_response_free(&r);
+    }
+    ts_close(fd);
+    /* six names: closed without a response (the C default answers 431) */
+    n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: t\r\n");
+    for (int i = 0; i < 5; i++)
+        n += (size_t)snprintf(req + n, sizeof req - n, "X-%d: v\r\n", i);
+    n += (size_t)snprintf(req + n, sizeof req - n, "\r\n");
+    expect_silent_close(p, req, n, "six names");
+    /* the JDK's byte count: "GET / HTTP/1.1" + 32, Host 33 + 7, then "X-a: " + 1876 fits
+     * (46 + 40 + 33 + 1881 = 2000), one byte more does not */
+    n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: t\r\nX-a: ");
+    memset(req + n, 'a', 1876);
+    n += 1876;
+    n += (size_t)snprintf(req + n, sizeof req - n, "\r\n\r\n");
+    fd = ts_connect(p);
+    ts_send(fd, req, (ssize_t)n);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_int_equal(r.status, 200);
+    ts_response_free(&r);
+    ts_close(fd);
+    n = (size_t)snprintf(req, sizeof req, "GET / HTTP/1.1\r\nHost: t\r\nX-a: ");
+    memset(req + n, 'a', 1877);
+    n += 1877;
+    n += (size_t)snprintf(req + n, sizeof req - n, "\r\n\r\n");
+    expect_silent_close(p, req, n, "one byte over maxReqHeaderSize");
+    /* obs-fold: accepted, the handler sees one SP for CRLF + SP (and for HTAB) */
+    const char fold[] = "GET / HTTP/1.1\r\nHost: t\r\nX-a: 1\r\n 2\t3\r\n\r\n";
+    fd = ts_connect(p);
+    ts_send(fd, fold, -1);
+    assert_int_equal(ts_read_response(fd, &r, 0), 0);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "1 2 3|0");
+    ts_response_free(&r);
+    ts_close(fd);
+    ts_stop(s);
+}
+
 static void test_empty_uri_path_matches_no_context(void **state) {
     (void)state;
     /* java.net.URI reads "//double" as an authority and "?q" as a query: both have the
@@ -781,6 +875,7 @@ int main(void) {
         cmocka_unit_test(test_strict_parsing),
         cmocka_unit_test(test_bad_chunk_size_closes),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_jdk_header_rules),
         cmocka_unit_test(test_404_and_500_like_the_jdk),
         cmocka_unit_test(test_empty_uri_path_matches_no_context),
         cmocka_unit_test(test_brackets_allowed_in_query_and_fragment_only),

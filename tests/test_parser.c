@@ -72,7 +72,7 @@ static const char *at_start(const char *s, size_t n) {
 #define MAX_HDRS 64
 
 static tachy__header_ref hdrs[MAX_HDRS];
-static const tachy__limits test_limits = {8192, MAX_HDRS, 65536};
+static const tachy__limits test_limits = {8192, MAX_HDRS, 65536, 0};
 
 static int parse_at(const char *buf, size_t n, tachy__request *req, const tachy__limits *lim,
                     tachy__parse_error *err) {
@@ -329,7 +329,7 @@ static void test_unsupported_version(void **state) {
 }
 
 static void test_request_line_too_long(void **state) {
-    tachy__limits lim = {32, MAX_HDRS, 65536};
+    tachy__limits lim = {32, MAX_HDRS, 65536, 0};
     char line[128];
     tachy__request req;
     tachy__parse_error err;
@@ -404,7 +404,7 @@ static void test_obs_fold(void **state) {
 }
 
 static void test_too_many_headers(void **state) {
-    tachy__limits lim = {8192, 3, 65536};
+    tachy__limits lim = {8192, 3, 65536, 0};
     tachy__request req;
     tachy__parse_error err;
     (void)state;
@@ -429,7 +429,7 @@ static void test_too_many_headers(void **state) {
 
 static void test_header_bytes_limit(void **state) {
     /* "A: 12345\r\n" is 10 bytes; two of them are 20. */
-    tachy__limits lim = {8192, MAX_HDRS, 20};
+    tachy__limits lim = {8192, MAX_HDRS, 20, 0};
     tachy__request req;
     (void)state;
     EVERY_PREFIX("GET / HTTP/1.1\r\nA: 12345\r\nB: 12345\r\n\r\n", &lim, &req);
@@ -444,6 +444,237 @@ static void test_header_bytes_limit(void **state) {
                      "Request header fields too large");
     EXPECT_ERROR_LIM("GET / HTTP/1.1\r\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", &lim, 431,
                      "Request header fields too large");
+}
+
+/* ---- request head: the JDK header rules (tachy__limits.jdk_rules) ------------------------- */
+
+/* "GET /ok HTTP/1.1\r\n" + a + nv bytes 'v' + b + "\r\n" (the end of the head) into out. */
+static size_t jdk_head(char *out, size_t cap, const char *a, size_t nv, const char *b) {
+    size_t n = (size_t)snprintf(out, cap, "GET /ok HTTP/1.1\r\n%s", a);
+    assert_true(n + nv + strlen(b) + 2 < cap);
+    memset(out + n, 'v', nv);
+    n += nv;
+    n += (size_t)snprintf(out + n, cap - n, "%s\r\n", b);
+    return n;
+}
+
+static int parse_jdk_end(const char *s, size_t n, const tachy__limits *lim, tachy__request *req,
+                         tachy__parse_error *err) {
+    return parse_end(s, n, req, lim, err);
+}
+
+#define EXPECT_CLOSED(buf, n, lim, why)                                                         \
+    do {                                                                                           \
+        tachy__request r_;                                                                         \
+        tachy__parse_error e_;                                                                     \
+        assert_int_equal(parse_jdk_end(buf, n, lim, &r_, &e_), TACHY__PARSE_ERROR);                \
+        assert_int_equal(e_.status, TACHY__PARSE_CLOSE);                                           \
+        assert_string_equal(e_.reason, why);                                                       \
+    } while (0)
+
+static const char JDK_SIZE[] = "Maximum header (sun.net.httpserver.maxReqHeaderSize) exceeded";
+static const char JDK_COUNT[] =
+    "Maximum number of request headers (sun.net.httpserver.maxReqHeaders) exceeded";
+
+/* maxReqHeaderSize as JDK 25 counts it (parser.c): with 2000 and "GET /ok HTTP/1.1" (16
+ * + 32 bytes), one line "X-a: " + 1914 bytes costs 33 + 1919 = 2000 and passes. */
+static void test_jdk_header_size(void **state) {
+    tachy__limits jdk = {8192, MAX_HDRS, 2000, 1}, strict = {8192, MAX_HDRS, 2000, 0};
+    tachy__request req;
+    tachy__parse_error err;
+    static char b[4096];
+    size_t n;
+    (void)state;
+
+    n = jdk_head(b, sizeof b, "X-a: ", 1914, "\r\n");
+    parse_every_prefix(b, n, n, &jdk, &req);
+    assert_int_equal(req.num_headers, 1);
+    assert_int_equal(req.headers[0].value.len, 1914);
+    n = jdk_head(b, sizeof b, "X-a: ", 1915, "\r\n");
+    EXPECT_CLOSED(b, n, &jdk, JDK_SIZE);
+    /* Strict counting (bytes with CRLFs, the request line apart): 1922 bytes are fine. */
+    assert_int_equal(parse_end(b, n, &req, &strict, &err), (int)n);
+    /* Known as soon as the 1916th value byte is there, the line unfinished. */
+    n = jdk_head(b, sizeof b, "X-a: ", 1915, "");
+    EXPECT_CLOSED(b, n - 2, &jdk, JDK_SIZE);
+    n = jdk_head(b, sizeof b, "X-a: ", 1914, "");
+    assert_int_equal(parse_end(b, n - 2, &req, &jdk, &err), TACHY__PARSE_INCOMPLETE);
+    /* Whitespace counts: the space after the colon, before the value or after it. */
+    n = jdk_head(b, sizeof b, "X-a:", 1915, "\r\n");
+    assert_int_equal(parse_end(b, n, &req, &jdk, &err), (int)n);
+    n = jdk_head(b, sizeof b, "X-a:   ", 1914, "\r\n");
+    EXPECT_CLOSED(b, n, &jdk, JDK_SIZE);
+    n = jdk_head(b, sizeof b, "X-a: ", 1914, "  \r\n");
+    EXPECT_CLOSED(b, n, &jdk, JDK_SIZE);
+    n = jdk_head(b, sizeof b, "X-a: ", 1912, "\t\r\n");
+    assert_int_equal(parse_end(b, n, &req, &jdk, &err), (int)n);
+    /* A further line costs 33 + its bytes ("B: ": 36 while it is read, 35 once trimmed). */
+    n = jdk_head(b, sizeof b, "X-a: ", 1878, "\r\nB: \r\n");
+    assert_int_equal(parse_end(b, n, &req, &jdk, &err), (int)n);
+    assert_int_equal(req.num_headers, 2);
+    n = jdk_head(b, sizeof b, "X-a: ", 1879, "\r\nB: \r\n");
+    EXPECT_CLOSED(b, n, &jdk, JDK_SIZE);
+    /* ... and the trimmed length is what the lines after it see: "B: " leaves 35 spent,
+     * so "C:" (35) still fits after 48 + 1882 (a value of 1844). */
+    n = jdk_head(b, sizeof b, "X-a: ", 1844, "\r\nB: \r\nC:\r\n");
+    assert_int_equal(parse_end(b, n, &req, &jdk, &err), (int)n);
+    n = jdk_head(b, sizeof b, "X-a: ", 1845, "\r\nB: \r\nC:\r\n");
+    EXPECT_CLOSED(b, n, &jdk, JDK_SIZE);
+    /* An obs-fold is one byte (the SP it becomes): 5 + 1912 + 1 + 1 = 1919. */
+    n = jdk_head(b, sizeof b, "X-a: ", 1912, "\r\n 1\r\n");
+    assert_int_equal(parse_end(b, n, &req, &jdk, &err), (int)n);
+    assert_int_equal(req.num_headers, 1);
+    n = jdk_head(b, sizeof b, "X-a: ", 1912, "\r\n 12\r\n");
+    EXPECT_CLOSED(b, n, &jdk, JDK_SIZE);
+    /* A continuation of whitespace only is trimmed away again: the next line has room. */
+    n = jdk_head(b, sizeof b, "X-a: ", 1878, "\r\n  \r\nB: \r\n");
+    assert_int_equal(parse_end(b, n, &req, &jdk, &err), (int)n);
+    assert_int_equal(req.num_headers, 2);
+    assert_int_equal(req.headers[0].value.len, 1878);
+
+    /* The request line: at most 2000 - 32 bytes, then closed (not 414). */
+    memset(b, 'a', sizeof b);
+    memcpy(b, "GET /", 5);
+    memcpy(b + 1968 - 9, " HTTP/1.1\r\n\r\n", 13);
+    assert_int_equal(parse_end(b, 1968 + 4, &req, &jdk, &err), 1968 + 4);
+    memset(b, 'a', sizeof b);
+    memcpy(b, "GET /", 5);
+    memcpy(b + 1969 - 9, " HTTP/1.1\r\n\r\n", 13);
+    EXPECT_CLOSED(b, 1969 + 4, &jdk, JDK_SIZE);
+    EXPECT_CLOSED(b, 1969, &jdk, JDK_SIZE); /* before the line ends */
+    /* ... unless max_request_line is lower: then it is tachy's 414. */
+    tachy__limits short_line = {100, MAX_HDRS, 2000, 1};
+    assert_int_equal(parse_end(b, 1969 + 4, &req, &short_line, &err), TACHY__PARSE_ERROR);
+    assert_int_equal(err.status, 414);
+    /* ... and the line's length is counted in the headers' budget: 1968 + 32 leaves none. */
+    memcpy(b + 1968 - 9, " HTTP/1.1\r\nA:\r\n\r\n", 17);
+    EXPECT_CLOSED(b, 1968 + 8, &jdk, JDK_SIZE);
+}
+
+/* maxReqHeaders as JDK 25 counts it: the distinct names on the lines before each line. */
+static void test_jdk_distinct_names(void **state) {
+    tachy__limits jdk = {8192, 5, 65536, 1}, strict = {8192, 5, 65536, 0};
+    tachy__request req;
+    tachy__parse_error err;
+    static char b[64 * 1024];
+    size_t n, i;
+    (void)state;
+
+#define HEAD(...) (n = (size_t)snprintf(b, sizeof b, __VA_ARGS__))
+    HEAD("GET / HTTP/1.1\r\n"
+         "X-same: 0\r\nX-same: 1\r\nX-same: 2\r\nX-same: 3\r\nX-same: 4\r\n"
+         "X-same: 5\r\nX-same: 6\r\nX-same: 7\r\nX-same: 8\r\nX-same: 9\r\n\r\n");
+    parse_every_prefix(b, n, n, &jdk, &req);
+    assert_int_equal(req.num_headers, 10);
+    assert_view(req.headers[9].value, "9");
+    assert_int_equal(parse_end(b, n, &req, &strict, &err), TACHY__PARSE_ERROR);
+    assert_int_equal(err.status, 431);
+    /* Five names in five lines; four in seven; case does not make a name (Headers). */
+    HEAD("GET / HTTP/1.1\r\nX-d0: 1\r\nX-d1: 1\r\nX-d2: 1\r\nX-d3: 1\r\nX-d4: 1\r\n\r\n");
+    assert_int_equal(parse_end(b, n, &req, &jdk, &err), (int)n);
+    HEAD("GET / HTTP/1.1\r\nX-d0: 1\r\nX-d1: 1\r\nX-d2: 1\r\nX-d3: 1\r\n"
+         "x-D0: again\r\nX-D1: again\r\nx-d2: again\r\n\r\n");
+    assert_int_equal(parse_end(b, n, &req, &jdk, &err), (int)n);
+    assert_int_equal(req.num_headers, 7);
+    /* A line after five names, even of a name seen, is refused: closed. */
+    HEAD("GET / HTTP/1.1\r\nX-d0: 1\r\nX-d1: 1\r\nX-d2: 1\r\nX-d3: 1\r\nX-d4: 1\r\n"
+         "x-d0: again\r\n\r\n");
+    EXPECT_CLOSED(b, n, &jdk, JDK_COUNT);
+    EXPECT_CLOSED(b, n - 2, &jdk, JDK_COUNT); /* the head not over yet */
+    HEAD("GET / HTTP/1.1\r\nX-d0: 1\r\nX-d1: 1\r\nX-d2: 1\r\nX-d3: 1\r\nX-d4: 1\r\nX-d");
+    assert_int_equal(parse_end(b, n, &req, &jdk, &err), TACHY__PARSE_INCOMPLETE);
+    HEAD("GET / HTTP/1.1\r\nX-d0: 1\r\nX-d1: 1\r\nX-d2: 1\r\nX-d3: 1\r\nX-d4: 1\r\n"
+         "X-d5: 1\r\n\r\n");
+    EXPECT_CLOSED(b, n, &jdk, JDK_COUNT);
+    /* The count wins over a 400 found later (the JDK reads every line first). */
+    HEAD("GET / HTTP/1.1\r\nX-d0: 1\r\nX-d1: 1\r\nX-d2: 1\r\nX-d3: 1\r\nX-d4: 1\r\n"
+         "X-d5: 1\r\nk : v\r\n\r\n");
+    EXPECT_CLOSED(b, n, &jdk, JDK_COUNT);
+
+    /* A full array asks for a bigger one instead of refusing. */
+    HEAD("GET / HTTP/1.1\r\nA: 1\r\nA: 2\r\nA: 3\r\nA: 4\r\n\r\n");
+    memset(&req, 0, sizeof req);
+    req.headers = hdrs;
+    req.num_headers = 3;
+    assert_int_equal(tachy__parse_request(b, n, &req, &jdk, &err), TACHY__PARSE_MORE_HEADERS);
+    req.num_headers = 4;
+    assert_int_equal(tachy__parse_request(b, n, &req, &jdk, &err), (int)n);
+
+    /* Many lines: the default 200 names (the hash table), and 1100 (the plain scan):
+     * limit - 1 names, 1500 repeats of them, the limit's name last passes; one line more
+     * (a repeat) does not. */
+    static tachy__header_ref many[4000];
+    size_t limits[] = {200, 1100};
+    for (size_t k = 0; k < 2; k++) {
+        tachy__limits big = {8192, limits[k], 1 << 20, 1};
+        for (int extra = 0; extra < 2; extra++) {
+            n = (size_t)snprintf(b, sizeof b, "GET / HTTP/1.1\r\n");
+            for (i = 0; i < limits[k] - 1; i++)
+                n += (size_t)snprintf(b + n, sizeof b - n, "N%zu: 1\r\n", i);
+            for (i = 0; i < 1500 - 1; i++)
+                n += (size_t)snprintf(b + n, sizeof b - n, "n%zu: 2\r\n", i % (limits[k] - 1));
+            n += (size_t)snprintf(b + n, sizeof b - n, "Last: 3\r\n%s\r\n", extra ? "n0: 4\r\n" : "");
+            assert_true(n < sizeof b);
+            memset(&req, 0, sizeof req);
+            req.headers = many;
+            req.num_headers = 4000;
+            int rc = tachy__parse_request(b, n, &req, &big, &err);
+            if (extra) {
+                assert_int_equal(rc, TACHY__PARSE_ERROR);
+                assert_int_equal(err.status, TACHY__PARSE_CLOSE);
+            } else {
+                assert_int_equal(rc, (int)n);
+                assert_int_equal(req.num_headers, limits[k] - 1 + 1500);
+            }
+        }
+    }
+#undef HEAD
+}
+
+/* Parses lit with the JDK rules in a writable copy, unfolds, checks header 0's value. */
+static void expect_unfolded(const char *lit, const char *want, int unfold, const char *file,
+                            int line) {
+    tachy__limits jdk = {8192, MAX_HDRS, 65536, 1};
+    tachy__request req;
+    tachy__parse_error err;
+    size_t n = strlen(lit);
+    char *b = guard_hi - n; /* writable, right before the back guard */
+    memcpy(b, lit, n);
+    int rc = parse_at(b, n, &req, &jdk, &err);
+    if (rc != (int)n)
+        _fail(file, line);
+    _assert_int_equal((uintmax_t)req.unfold, (uintmax_t)unfold, file, line);
+    if (req.unfold)
+        tachy__parse_unfold(b, &req);
+    _assert_int_equal(req.headers[0].value.len, strlen(want), file, line);
+    _assert_memory_equal(req.headers[0].value.base, want, strlen(want), file, line);
+}
+#define EXPECT_UNFOLDED(lit, want, unfold) expect_unfolded(lit, want, unfold, __FILE__, __LINE__)
+
+/* obs-fold with the JDK rules: accepted, each fold and HTAB one SP (RFC 9112 5.2). */
+static void test_jdk_obs_fold(void **state) {
+    tachy__limits jdk = {8192, MAX_HDRS, 65536, 1};
+    tachy__request req;
+    (void)state;
+    EVERY_PREFIX("GET / HTTP/1.1\r\nX-a: 1\r\n 2\r\nB: 3\r\n\r\n", &jdk, &req);
+    assert_int_equal(req.num_headers, 2);
+    assert_view(req.headers[1].value, "3");
+    EXPECT_UNFOLDED("GET / HTTP/1.1\r\nX-a: 1\r\n 2\r\nB: 3\r\n\r\n", "1 2", 1);
+    EXPECT_UNFOLDED("GET / HTTP/1.1\r\nX-a: 1\r\n\t  2\r\n\r\n", "1   2", 1);
+    EXPECT_UNFOLDED("GET / HTTP/1.1\r\nX-a: 1 \r\n 2\r\n\r\n", "1  2", 1);
+    EXPECT_UNFOLDED("GET / HTTP/1.1\r\nX-a:\r\n 2\r\n\r\n", "2", 1);
+    EXPECT_UNFOLDED("GET / HTTP/1.1\r\nX-a: 1\r\n \r\n\r\n", "1", 1);
+    EXPECT_UNFOLDED("GET / HTTP/1.1\r\nX-a: 1\r\n 2\r\n 3\r\n\r\n", "1 2 3", 1);
+    EXPECT_UNFOLDED("GET / HTTP/1.1\nX-a: 1\n 2\n\n", "1 2", 1);
+    EXPECT_UNFOLDED("GET / HTTP/1.1\r\nX-a: a\tb\r\n\r\n", "a b", 1);
+    EXPECT_UNFOLDED("GET / HTTP/1.1\r\nX-a: a b\r\n\r\n", "a b", 0);
+    /* Still 400 with the JDK rules (the JDK's answer too): whitespace before the first
+     * field or before the colon, bare CR, a CTL in a value. */
+    EXPECT_ERROR_LIM("GET / HTTP/1.1\r\n X-a: 1\r\n\r\n", &jdk, 400, "Obsolete line folding in header");
+    EXPECT_ERROR_LIM("GET / HTTP/1.1\r\nk :\r\n\r\n", &jdk, 400, NULL);
+    EXPECT_ERROR_LIM("GET / HTTP/1.1\r\nX-a: 1\r 2\r\n\r\n", &jdk, 400, "Bare CR in request head");
+    EXPECT_ERROR_LIM("GET / HTTP/1.1\r\nX-a: 1\r\n 2\x01\r\n\r\n", &jdk, 400,
+                     "Header value contains illegal characters");
 }
 
 /* ---- framing --------------------------------------------------------------------------------- */
@@ -974,7 +1205,7 @@ static void test_mutations(void **state) {
                                "Content-Length: 12\r\nConnection: close\r\n\r\n";
     static const char alphabet[] = "\r\n \t:;,=\"\\0aF\x7f\x80\xff";
     char m[sizeof chunked_body + 16];
-    tachy__limits lim = {64, 8, 256};
+    tachy__limits lim = {64, 8, 256, 0};
     int iter;
     (void)state;
 
@@ -1052,6 +1283,9 @@ int main(void) {
         cmocka_unit_test(test_chunk_crlf_strict),
         cmocka_unit_test(test_chunk_extensions),
         cmocka_unit_test(test_chunk_trailers),
+        cmocka_unit_test(test_jdk_header_size),
+        cmocka_unit_test(test_jdk_distinct_names),
+        cmocka_unit_test(test_jdk_obs_fold),
         cmocka_unit_test(test_percent_decode),
         cmocka_unit_test(test_mutations),
     };

@@ -78,7 +78,9 @@ TACHY_API int64_t tachy_exchange_request_content_length(const tachy_exchange *ex
  * bodies are decoded; "Expect: 100-continue" was already answered before the handler ran.
  * Returns the number of bytes read (> 0), 0 at the end of the body, or TACHY_ETRUNCATED
  * (client closed early), TACHY_ETIMEDOUT, TACHY_EPROTO (bad chunk framing),
- * TACHY_ECLOSED (body stream closed). Blocks until at least one byte or the end.
+ * TACHY_ECLOSED (body stream closed). Blocks until at least one byte or the end. After
+ * TACHY_ETRUNCATED or TACHY_EPROTO the handler may still send a response (the JDK's does);
+ * the connection closes after it. Other errors fail the exchange; the connection closes.
  */
 TACHY_API ssize_t tachy_exchange_read(tachy_exchange *ex, void *buf, size_t len);
 

@@ -102,6 +102,18 @@ typedef struct tachy_options {
      * instead of holding its buffers until the request deadline. <= 0 = the default.
      */
     long tls_handshake_time_ms;
+    /*
+     * tachy: 0 (the default) = the strict limits and rules above: over max_req_headers
+     * lines or max_req_header_size bytes of header lines is 431 and an obs-fold 400 (RFC
+     * 6585 5, RFC 9112 5.2). 1 = JDK 25's own rules, which the Java provider uses: the two
+     * limits are counted as sun.net.httpserver.Request counts them (max_req_headers:
+     * distinct field names, checked before each line, so repeated names pass;
+     * max_req_header_size: the request line + 32, and per field line its length without
+     * trailing whitespace + 33; the request line may then be up to max_req_header_size - 32
+     * bytes, where max_request_line is not lower), a request over either is closed without
+     * a response, and an obs-fold is accepted and replaced by SP (as is HTAB in values).
+     */
+    int jdk_header_rules;
 } tachy_options;
 
 /* Fills opt with the defaults above. Any thread. */

@@ -122,7 +122,7 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
          * the reads below, without blocking (tls/). */
     }
     tachy__limits lim = {(size_t)o->max_request_line, (size_t)o->max_req_headers,
-                         (size_t)o->max_req_header_size};
+                         (size_t)o->max_req_header_size, o->jdk_header_rules};
     for (;;) {
         size_t avail = tachy__buf_size(&c->rbuf);
         int r = TACHY__PARSE_INCOMPLETE;
@@ -196,13 +196,25 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
             *deadline_out = deadline;
             return TACHY__CONN_NEXT_PARK;
         }
-        if (r == TACHY__PARSE_ERROR) {
+        if (r < 0) {
+            if (r == TACHY__PARSE_MORE_HEADERS) {
+                /* JDK header rules: more lines than max_req_headers may be fine (parser.c) */
+                tachy__header_ref *more = realloc(c->refs, 2 * c->refs_cap * sizeof *more);
+                if (!more)
+                    goto close;
+                c->refs = more;
+                c->refs_cap *= 2;
+                continue;
+            }
             if (closer)
                 return TACHY__CONN_NEXT_POOL; /* the pool thread parses it again, rejects */
-            tachy__response_reject(c, perr.status, perr.reason);
+            if (perr.status != TACHY__PARSE_CLOSE) /* else closed without a response */
+                tachy__response_reject(c, perr.status, perr.reason);
             graceful = 1;
             goto close;
         }
+        if (lim.jdk_rules && req.unfold)
+            tachy__parse_unfold(c->rbuf.data + c->rbuf.off, &req);
         tachy__framing fr;
         if (tachy__parse_framing(&req, &fr, &perr) < 0 ||
             (o->check_host && check_host(c, &req, &fr, &perr) < 0)) {

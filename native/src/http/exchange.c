@@ -413,7 +413,13 @@ TACHY_API ssize_t tachy_exchange_read(tachy_exchange *ex, void *buf, size_t len)
     ssize_t n = ex->framing.chunked ? read_chunked(ex, buf, len) : read_fixed(ex, buf, len);
     if (n < 0) {
         ex->body_error = (int)n;
-        tachy__exchange_fail(ex, (int)n);
+        /* A body cut short by the client (EOF) or malformed fails the read, not the
+         * exchange: a handler that catches it may still answer, and the connection closes
+         * after that response, as the JDK's does (compat-tests BodyReadFailureTest). */
+        if (n == TACHY_ETRUNCATED || n == TACHY_EPROTO)
+            ex->conn->close_after = 1;
+        else
+            tachy__exchange_fail(ex, (int)n);
     }
     return n;
 }

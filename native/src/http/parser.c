@@ -19,7 +19,8 @@
  *   (RFC 9112 2.2); more is 400.
  * - Only "HTTP/1.0" and "HTTP/1.1" are served; any other well-formed HTTP-version is 505
  *   (RFC 9110 2.5 would allow serving "HTTP/1.2" as 1.1; we answer 505 as documented).
- * - obs-fold is rejected with 400 (RFC 9112 5.2 allows rejecting it).
+ * - obs-fold is rejected with 400 (RFC 9112 5.2 allows rejecting it), except with the JDK
+ *   header rules (tachy__limits.jdk_rules, described before parse_head), which accept it.
  * - Transfer-Encoding in an HTTP/1.0 request is 400 (RFC 9112 6.1: the framing is
  *   faulty; we answer 400 and the connection closes, rather than guess a length).
  * - The chunked decoder requires CRLF everywhere (size lines, after data, trailer
@@ -263,23 +264,117 @@ static int parse_request_line(const char *buf, size_t len, size_t start, size_t 
 }
 
 /*
+ * JDK header rules (tachy__limits.jdk_rules; the Java provider turns them on), as JDK 25's
+ * sun.net.httpserver.Request reads a head (Request.readLine and Request.headers, checked
+ * against the JDK 25 source):
+ * - maxReqHeaderSize (max_header_bytes): the request line costs its length + 32 and may be
+ *   at most limit - 32 bytes long; each field line then costs 33 + its length once the
+ *   trailing whitespace is cut off, and it is refused as soon as the cost so far + 33 + the
+ *   bytes of it read so far exceed the limit - whitespace included, the line end not, an
+ *   obs-fold counting as the one SP it becomes. The 32 is the per-field overhead of HTTP/2's
+ *   SETTINGS_MAX_HEADER_LIST_SIZE (RFC 9113 6.5.2), which the JDK borrowed; the 33rd byte is
+ *   the JDK counting a line's first byte twice. Hence "X-a: " + a value of limit - 86 bytes
+ *   after "GET /ok HTTP/1.1" passes and one byte more does not.
+ * - maxReqHeaders (max_headers): before a line is added, the number of distinct names
+ *   (ASCII case-insensitive, as Headers normalises them) on the lines before it must be
+ *   below the limit: any number of lines of fewer names pass.
+ * - Over either limit the JDK throws an IOException out of the exchange and closes the
+ *   connection without a response: here a TACHY__PARSE_CLOSE error (no 431, no 414).
+ * - obs-fold is accepted (RFC 9112 5.2 lets a recipient replace it by SP): a continuation
+ *   line extends the previous field's value, and tachy__parse_unfold turns each CRLF plus
+ *   the first SP/HTAB after it, and every other HTAB of a value, into one SP, as the JDK
+ *   does. A line that begins with whitespace right after the request line stays a 400.
+ * - The header array is not a limit: when it is full, TACHY__PARSE_MORE_HEADERS asks the
+ *   caller for a bigger one (lines are bounded by max_header_bytes, 35 bytes each at least).
+ * Everything else is as strict as without them: bare CR, CTLs in values, invalid names and
+ * whitespace before the colon are 400 (the JDK answers 400 to the last two as well). The
+ * strict parse below is the same function specialised with jdk = 0, so none of this costs
+ * the default mode an instruction.
+ */
+static const char R_JDK_SIZE[] = "Maximum header (sun.net.httpserver.maxReqHeaderSize) exceeded";
+static const char R_JDK_COUNT[] =
+    "Maximum number of request headers (sun.net.httpserver.maxReqHeaders) exceeded";
+
+/* Per-field-line overhead of the JDK's maxReqHeaderSize count (see above). */
+#define JDK_LINE_COST 33
+
+/* The first position a content byte of a field line starting at ls may not take, when
+ * `used` of `max` bytes of the JDK's count are spent (saturating). */
+static inline size_t jdk_line_limit(size_t ls, size_t used, size_t max) {
+    size_t budget = max - used > JDK_LINE_COST ? max - used - JDK_LINE_COST : 0;
+    return budget > SIZE_MAX - ls ? SIZE_MAX : ls + budget;
+}
+
+static inline int same_name(const tachy__str *a, const tachy__str *b) {
+    if (a->len != b->len)
+        return 0;
+    for (size_t i = 0; i < a->len; i++)
+        if (ascii_lower((unsigned char)a->base[i]) != ascii_lower((unsigned char)b->base[i]))
+            return 0;
+    return 1;
+}
+
+/*
+ * The number of distinct names among h[0,n) (ASCII case-insensitive), counted up to max:
+ * returns max as soon as it is reached. An open-addressing table on the stack for limits up
+ * to DISTINCT_SLOTS / 2 (the default is 200), so a head of thousands of lines of few names
+ * costs one hash per line; above that, each line is compared with the lines before it.
+ */
+#define DISTINCT_SLOTS 2048
+static __attribute__((noinline)) size_t distinct_names(const tachy__header_ref *h, size_t n,
+                                                        size_t max) {
+    size_t d = 0, i, j;
+    if (max <= DISTINCT_SLOTS / 2 && n < UINT32_MAX) {
+        uint32_t table[DISTINCT_SLOTS]; /* index + 1 of each distinct name; 0 = free */
+        memset(table, 0, sizeof table);
+        for (i = 0; i < n && d < max; i++) {
+            uint32_t hash = 2166136261u; /* FNV-1a over the lower-cased name */
+            for (j = 0; j < h[i].name.len; j++)
+                hash = (hash ^ ascii_lower((unsigned char)h[i].name.base[j])) * 16777619u;
+            for (j = hash & (DISTINCT_SLOTS - 1);; j = (j + 1) & (DISTINCT_SLOTS - 1)) {
+                if (table[j] == 0) { /* never full: d < max <= DISTINCT_SLOTS / 2 */
+                    table[j] = (uint32_t)i + 1;
+                    d++;
+                    break;
+                }
+                if (same_name(&h[table[j] - 1].name, &h[i].name))
+                    break;
+            }
+        }
+        return d;
+    }
+    for (i = 0; i < n && d < max; i++) {
+        for (j = 0; j < i && !same_name(&h[j].name, &h[i].name); j++)
+            ;
+        d += j == i;
+    }
+    return d;
+}
+
+/*
  * Details of the contract in parser.h:
  * - lim may be NULL, and a zero field means its default (server/options.h).
  * - req->num_headers (capacity of req->headers) is a bound like lim->max_headers: more
- *   header lines than min(capacity, max_headers) is 431 "Too many request headers".
+ *   header lines than min(capacity, max_headers) is 431 "Too many request headers" (with
+ *   the JDK rules: TACHY__PARSE_MORE_HEADERS when the capacity is the bound).
  * - req's views and num_headers are written only on success, so after -2 the same req
  *   can be passed again; req->headers[] entries may have been overwritten regardless.
  * - max_header_bytes counts the field lines with their line ends, not the request line and
- *   not the empty line that ends the head.
+ *   not the empty line that ends the head (the JDK rules count otherwise, see above).
+ *
+ * parse_head is the whole parse, specialised by the constant jdk (always inlined into the
+ * two callers); *nlines gets the number of complete field lines in req->headers whatever
+ * it returns, for the JDK's count of distinct names (parse_jdk).
  */
-int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const tachy__limits *lim,
-                         tachy__parse_error *err) {
+static inline __attribute__((always_inline)) int
+parse_head(const char *buf, size_t len, tachy__request *req, const tachy__limits *lim,
+           tachy__parse_error *err, const int jdk, size_t *nlines) {
     size_t max_line = TACHY__DEFAULT_max_request_line;
     size_t max_headers = TACHY__DEFAULT_max_req_headers;
     size_t max_bytes = TACHY__DEFAULT_max_req_header_size;
     size_t cap = req->num_headers, count = 0, p = 0, empty, hstart;
     struct request_line rl;
-    int rc;
+    int rc, jdk_line = 0, unfold = 0;
 
     if (lim != NULL) {
         if (lim->max_request_line > 0)
@@ -289,10 +384,16 @@ int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const
         if (lim->max_header_bytes > 0)
             max_bytes = lim->max_header_bytes;
     }
-    /* The header array is the hard bound: more lines than it holds is the same 431. */
+    /* The header array is the hard bound: more lines than it holds is the same 431 (the
+     * JDK rules count names, not lines: the array grows instead). */
     if (req->headers == NULL)
         cap = 0;
-    max_headers = TACHY__MIN(max_headers, cap);
+    max_headers = jdk ? cap : TACHY__MIN(max_headers, cap);
+    /* The JDK refuses a request line of more than maxReqHeaderSize - 32 bytes. */
+    if (jdk && (max_bytes > 32 ? max_bytes - 32 : 0) < max_line) {
+        max_line = max_bytes > 32 ? max_bytes - 32 : 0;
+        jdk_line = 1;
+    }
 
     /* RFC 9112 2.2: ignore empty lines received before the request line (clients that
      * send an extra CRLF after a POST body), a bounded number of them. */
@@ -314,36 +415,60 @@ int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const
     }
 
     rc = parse_request_line(buf, len, p, max_line, &rl, err);
-    if (rc != 0)
+    if (rc != 0) {
+        if (jdk && jdk_line && rc == TACHY__PARSE_ERROR && err != NULL && err->status == 414)
+            return fail(err, TACHY__PARSE_CLOSE, R_JDK_SIZE);
         return rc;
+    }
     p = rl.next;
 
     /* field-line = field-name ":" OWS field-value OWS (RFC 9112 5). Bytes of field lines,
      * terminators included, are counted against max_bytes as they are accepted; the
      * empty line that ends the head is not. */
     hstart = p;
-    /* Field-line bytes may sit in [hstart, hlim); as in the request line, the name loop
-     * runs to hlim and a name byte found there is one too many: 431. */
-    size_t hlim = len - hstart > max_bytes ? hstart + max_bytes : len;
+    /* Content bytes may sit in [hstart, plim) (the JDK rules: per line, see above) and
+     * line ends below tlim; as in the request line, the name loop runs to hlim and a name
+     * byte found there is one too many: 431. */
+    size_t plim = max_bytes > SIZE_MAX - hstart ? SIZE_MAX : hstart + max_bytes;
+    size_t tlim = jdk ? SIZE_MAX : plim;
+    size_t hlim = TACHY__MIN(len, plim);
+    /* The JDK's count (jdk only): spent so far; the last line's (virtual) start, line end,
+     * trimmed length and cost, which an obs-fold reopens. */
+    size_t used = 0, vls = 0, lterm = 0, ltrim = 0, lcost = 0;
+    if (jdk)
+        used = (size_t)(rl.version.base + rl.version.len - rl.method.base) + 32;
+
+#define RET(x)                                                                                     \
+    do {                                                                                           \
+        *nlines = count;                                                                           \
+        return (x);                                                                                \
+    } while (0)
+#define TOO_LARGE() RET(fail(err, jdk ? TACHY__PARSE_CLOSE : 431, jdk ? R_JDK_SIZE : R_TOO_LARGE))
 #define HEADER_BYTE()                                                                              \
     do {                                                                                           \
-        if (p - hstart >= max_bytes)                                                               \
-            return fail(err, 431, R_TOO_LARGE);                                                    \
+        if (p >= plim)                                                                             \
+            TOO_LARGE();                                                                           \
+        p++;                                                                                       \
+    } while (0)
+#define TERM_BYTE()                                                                                \
+    do {                                                                                           \
+        if (p >= tlim)                                                                             \
+            TOO_LARGE();                                                                           \
         p++;                                                                                       \
     } while (0)
 
     for (;;) {
-        size_t name, name_end, value, value_end;
+        size_t name, name_end, value, value_end, seg, term, pvend = 0;
         unsigned char c;
 
         if (p == len)
-            return TACHY__PARSE_INCOMPLETE;
+            RET(TACHY__PARSE_INCOMPLETE);
         c = (unsigned char)buf[p];
         if (c == '\r') {
             if (p + 1 == len)
-                return TACHY__PARSE_INCOMPLETE;
+                RET(TACHY__PARSE_INCOMPLETE);
             if (buf[p + 1] != '\n')
-                return fail(err, 400, R_BARE_CR);
+                RET(fail(err, 400, R_BARE_CR));
             p += 2;
             break;
         }
@@ -352,71 +477,123 @@ int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const
             break;
         }
         /* RFC 9112 5.2: obs-fold (and, after the request line, RFC 9112 2.2's whitespace
-         * before the first field) is rejected rather than unfolded. */
-        if (is_ows(c))
-            return fail(err, 400, R_OBS_FOLD);
-        if (count == max_headers)
-            return fail(err, 431, R_TOO_MANY);
+         * before the first field) is rejected rather than unfolded. The JDK rules unfold:
+         * the previous field line goes on, its fold counted as one byte. */
+        if (is_ows(c)) {
+            if (!jdk || count == 0)
+                RET(fail(err, 400, R_OBS_FOLD));
+            count--;
+            name = (size_t)(req->headers[count].name.base - buf);
+            name_end = name + req->headers[count].name.len;
+            value = (size_t)(req->headers[count].value.base - buf);
+            pvend = value + req->headers[count].value.len;
+            used -= lcost;
+            vls = p - (lterm - vls); /* so that p - vls is the line's length so far */
+            plim = jdk_line_limit(vls, used, max_bytes);
+            HEADER_BYTE(); /* the SP or HTAB, the SP that replaces the fold */
+            seg = p;
+            unfold = 1;
+            goto field_value;
+        }
+        if (count == max_headers) {
+            if (jdk)
+                RET(TACHY__PARSE_MORE_HEADERS);
+            RET(fail(err, 431, R_TOO_MANY));
+        }
+        if (jdk) {
+            vls = p;
+            plim = jdk_line_limit(p, used, max_bytes);
+            hlim = TACHY__MIN(len, plim);
+        }
 
         /* field-name = token, then the colon with no whitespace before it (RFC 9112 5.1) */
         name = p;
         while (p < hlim && is_tchar((unsigned char)buf[p]))
             p++;
         if (p == len)
-            return TACHY__PARSE_INCOMPLETE;
+            RET(TACHY__PARSE_INCOMPLETE);
         c = (unsigned char)buf[p];
         if (is_tchar(c))
-            return fail(err, 431, R_TOO_LARGE);
+            TOO_LARGE();
         if (c != ':') {
             if (is_ows(c))
-                return fail(err, 400, R_KEY_SPACE);
+                RET(fail(err, 400, R_KEY_SPACE));
             if (c == '\r' || c == '\n')
-                return fail(err, 400, R_NO_COLON);
-            return fail(err, 400, R_KEY);
+                RET(fail(err, 400, R_NO_COLON));
+            RET(fail(err, 400, R_KEY));
         }
         if (p == name)
-            return fail(err, 400, R_KEY);
+            RET(fail(err, 400, R_KEY));
         name_end = p;
         HEADER_BYTE(); /* ':' */
 
         /* field-value with leading and trailing OWS trimmed */
         for (;;) {
             if (p == len)
-                return TACHY__PARSE_INCOMPLETE;
+                RET(TACHY__PARSE_INCOMPLETE);
             if (!is_ows((unsigned char)buf[p]))
                 break;
             HEADER_BYTE();
         }
+        value = p;
+        seg = p;
+    field_value:
         /* The value: a fast scan to the first control byte (usually the CR), bounded by
          * the buffer and by the header-bytes limit; HTAB is the only control allowed. */
-        value = p;
         {
-            size_t stop = max_bytes - (p - hstart) < len - p ? p + (max_bytes - (p - hstart))
-                                                              : len;
+            size_t stop = TACHY__MIN(plim, len);
             for (;;) {
                 p = skip_above(buf, p, stop, 0x1f); /* to the first control byte */
-                if (p == stop)
-                    return stop == len ? TACHY__PARSE_INCOMPLETE
-                                       : fail(err, 431, R_TOO_LARGE);
+                if (p == stop) {
+                    if (stop == len)
+                        RET(TACHY__PARSE_INCOMPLETE);
+                    /* (the JDK rules do not count the line end: it may sit at plim) */
+                    if (!jdk || is_field_byte((unsigned char)buf[p]))
+                        TOO_LARGE();
+                }
                 c = (unsigned char)buf[p];
                 if (c != '\t')
                     break;
+                if (jdk) {
+                    if (p >= plim)
+                        TOO_LARGE();
+                    unfold = 1; /* the JDK turns HTAB into SP */
+                }
                 p++;
             }
             if (c != '\r' && c != '\n')
-                return fail(err, 400, R_VALUE);
+                RET(fail(err, 400, R_VALUE));
             value_end = p;
-            while (value_end > value && is_ows((unsigned char)buf[value_end - 1]))
+            while (value_end > seg && is_ows((unsigned char)buf[value_end - 1]))
                 value_end--;
         }
+        term = p;
         if (c == '\r') {
             if (p + 1 == len)
-                return TACHY__PARSE_INCOMPLETE;
+                RET(TACHY__PARSE_INCOMPLETE);
             if (buf[p + 1] != '\n')
-                return fail(err, 400, R_BARE_CR);
-            HEADER_BYTE();
+                RET(fail(err, 400, R_BARE_CR));
+            TERM_BYTE();
         }
-        HEADER_BYTE(); /* LF */
+        TERM_BYTE(); /* LF */
+
+        if (jdk) {
+            /* The line's length as the JDK keeps it: trailing whitespace cut off, back into
+             * the part before a fold if the continuation is only whitespace. */
+            size_t trim;
+            if (value_end > seg)
+                trim = value_end - vls;
+            else if (seg != value) { /* a continuation of whitespace only */
+                trim = ltrim;
+                value_end = pvend;
+            } else
+                trim = (value_end > value ? value_end : name_end + 1) - vls;
+            ltrim = trim;
+            lcost = JDK_LINE_COST + trim;
+            used += lcost;
+            lterm = term;
+        }
+        (void)term;
 
         req->headers[count].name.base = buf + name;
         req->headers[count].name.len = name_end - name;
@@ -424,18 +601,80 @@ int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const
         req->headers[count].value.len = value_end - value;
         count++;
     }
+#undef TERM_BYTE
 #undef HEADER_BYTE
+#undef TOO_LARGE
 
     /* Only reachable with limits near SIZE_MAX; the return type is an int. */
     if (p > (size_t)INT_MAX)
-        return fail(err, 431, R_TOO_LARGE);
+        RET(fail(err, jdk ? TACHY__PARSE_CLOSE : 431, jdk ? R_JDK_SIZE : R_TOO_LARGE));
+#undef RET
 
     req->method = rl.method;
     req->target = rl.target;
     req->version = rl.version;
     req->minor_version = rl.minor;
     req->num_headers = count;
+    if (jdk)
+        req->unfold = unfold;
+    *nlines = count;
     return (int)p;
+}
+
+/* The JDK rules: parse_head, then the JDK's count of distinct names over the complete
+ * lines (whatever parse_head found after them, the JDK would have closed first). */
+static __attribute__((noinline)) int parse_jdk(const char *buf, size_t len, tachy__request *req,
+                                               const tachy__limits *lim,
+                                               tachy__parse_error *err) {
+    tachy__parse_error e = {400, NULL};
+    size_t n = 0;
+    size_t max = lim->max_headers > 0 ? lim->max_headers : TACHY__DEFAULT_max_req_headers;
+    int rc = parse_head(buf, len, req, lim, &e, 1, &n);
+    /* Line i is refused when the lines before it have max distinct names already. */
+    if (!(rc == TACHY__PARSE_ERROR && e.status == TACHY__PARSE_CLOSE) && n > max &&
+        distinct_names(req->headers, n - 1, max) >= max)
+        return fail(err, TACHY__PARSE_CLOSE, R_JDK_COUNT);
+    if (rc == TACHY__PARSE_ERROR && err != NULL)
+        *err = e;
+    return rc;
+}
+
+int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const tachy__limits *lim,
+                         tachy__parse_error *err) {
+    size_t n;
+    if (lim != NULL && lim->jdk_rules)
+        return parse_jdk(buf, len, req, lim, err);
+    return parse_head(buf, len, req, lim, err, 0, &n);
+}
+
+void tachy__parse_unfold(char *buf, tachy__request *req) {
+    for (size_t i = 0; i < req->num_headers; i++) {
+        tachy__header_ref *h = &req->headers[i];
+        char *v = buf + (h->value.base - buf);
+        size_t n = h->value.len, r, w = 0, lead = 0;
+        for (r = 0; r < n && (unsigned char)v[r] >= 0x20; r++)
+            ;
+        if (r == n)
+            continue; /* nothing to replace: most values */
+        for (r = 0; r < n; r++) {
+            char c = v[r];
+            if (c == '\r')
+                continue; /* always followed by LF here */
+            if (c == '\n') {
+                v[w++] = ' '; /* CRLF and the first SP/HTAB after it: one SP */
+                if (r + 1 < n && is_ows((unsigned char)v[r + 1]))
+                    r++;
+                continue;
+            }
+            v[w++] = c == '\t' ? ' ' : c;
+        }
+        while (lead < w && v[lead] == ' ')
+            lead++;
+        while (w > lead && v[w - 1] == ' ')
+            w--;
+        h->value.base = v + lead;
+        h->value.len = w - lead;
+    }
 }
 
 /* ---- body framing (RFC 9112 6) --------------------------------------------------------- */

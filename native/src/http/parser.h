@@ -23,12 +23,16 @@ typedef struct tachy__limits {
     size_t max_request_line;  /* bytes of the request line without CRLF -> 414 */
     size_t max_headers;       /* header lines -> 431 */
     size_t max_header_bytes;  /* bytes of all header lines incl. CRLFs -> 431 */
+    /* tachy_options.jdk_header_rules: count and refuse as JDK 25's server does (parser.c
+     * says exactly how): max_headers counts distinct names, max_header_bytes the JDK's
+     * way, both refused with TACHY__PARSE_CLOSE; obs-fold accepted (tachy__parse_unfold). */
+    int jdk_rules;
 } tachy__limits;
 
 /* A parse error: the status to answer and a static human-readable reason that ends up
  * in the error response body. */
 typedef struct tachy__parse_error {
-    int status;         /* 400, 414, 431, 501, 505 */
+    int status;         /* 400, 414, 431, 501, 505, or TACHY__PARSE_CLOSE */
     const char *reason; /* static string, e.g. "Bad request line" */
 } tachy__parse_error;
 
@@ -39,10 +43,19 @@ typedef struct tachy__request {
     int minor_version;    /* 0 or 1 */
     tachy__header_ref *headers; /* caller-provided array */
     size_t num_headers;   /* in: capacity of headers; out: count */
+    /* out, with jdk_rules only (else not written): a value holds an obs-fold or an HTAB,
+     * so tachy__parse_unfold must run before the values are used */
+    int unfold;
 } tachy__request;
 
 #define TACHY__PARSE_INCOMPLETE (-2)
 #define TACHY__PARSE_ERROR (-1)
+/* jdk_rules only: req->headers is full but the JDK would take more lines; call again with
+ * a bigger array (req->num_headers = its capacity). */
+#define TACHY__PARSE_MORE_HEADERS (-3)
+/* tachy__parse_error.status of a request refused without a response: the connection is
+ * just closed (the JDK's answer to its header limits). */
+#define TACHY__PARSE_CLOSE 0
 
 /*
  * Parses a request head (request line + header fields + empty line) from buf[0,len).
@@ -50,12 +63,22 @@ typedef struct tachy__request {
  * more bytes are needed (but limits are already enforced on what is there), or
  * TACHY__PARSE_ERROR with *err filled. Strict RFC 9112: a CRLF line end is required
  * (bare LF accepted, bare CR -> 400), tokens validated, no whitespace before the colon,
- * no obs-fold, no NUL/CTL in values. Leading empty lines before the request line are
+ * no obs-fold, no NUL/CTL in values. With lim->jdk_rules the limits are counted and
+ * refused as the JDK does (TACHY__PARSE_CLOSE), obs-fold is accepted (req->unfold), and
+ * TACHY__PARSE_MORE_HEADERS may ask for a bigger header array. Leading empty lines before the request line are
  * skipped (RFC 9112 2.2). Only HTTP/1.0 and HTTP/1.1 are accepted (else 505).
  * Never reads outside buf[0,len). Nothing is copied: views point into buf.
  */
 int tachy__parse_request(const char *buf, size_t len, tachy__request *req,
                          const tachy__limits *lim, tachy__parse_error *err);
+
+/*
+ * After a complete parse with jdk_rules that set req->unfold: rewrites the values in place
+ * as the JDK reads them (each obs-fold - CRLF or LF and the SP/HTAB after it - and each
+ * HTAB becomes one SP; leading and trailing SP go) and updates their views (shorter, same
+ * place). buf is the buffer that was parsed, writable.
+ */
+void tachy__parse_unfold(char *buf, tachy__request *req);
 
 /* How a request body is framed, from its headers (RFC 9112 6). */
 typedef struct tachy__framing {

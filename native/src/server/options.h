@@ -33,7 +33,8 @@
     X(http10_keepalive_max, 0, KEEP)                                                        \
     X(max_body_time_ms, -1, KEEP)              /* tachy: -1 = none (JDK: maxReqTime only) */\
     X(check_host, 1, KEEP)                     /* tachy: RFC 9112 3.2 (JDK: 0) */           \
-    X(tls_handshake_time_ms, 10000, POSITIVE)
+    X(tls_handshake_time_ms, 10000, POSITIVE)                                               \
+    X(jdk_header_rules, 0, KEEP)               /* tachy: 0 = 431/400 (the provider: 1) */
 
 #define TACHY__OPT_MIN_STACK (64 * 1024)
 

@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 15 items 3, 6, 8 and 9: limits and timings as the JDK applies them, each in a child JVM
- * (the JDK reads the properties once). The JDK run asserts the JDK's behaviour; where tachy
- * does not match yet because the C core lacks the option, the tachy run is skipped with
- * {@link Compat#knownGap} naming it.
+ * (the JDK reads the properties once). Both runs assert the JDK's behaviour: the header
+ * limits are the core's {@code jdk_header_rules} (native/src/http/parser.c), which the provider
+ * turns on.
  */
 class JdkLimitsTest {
 
@@ -37,7 +37,6 @@ class JdkLimitsTest {
      */
     @Test
     void headerSizeIsCountedAsTheJdkCountsIt() throws Exception {
-        Compat.knownGap("issue 15 item 6: needs the core's jdk_header_limits option (JDK counting, close without a response)");
         try (ChildServer.Handle h = ChildServer.start(Map.of("sun.net.httpserver.maxReqHeaderSize", "2000"))) {
             String[][] cases = {
                 {"X-a: " + "v".repeat(1914) + "\r\n", "served"},
@@ -70,7 +69,6 @@ class JdkLimitsTest {
      */
     @Test
     void headerCountIsOfDistinctNames() throws Exception {
-        Compat.knownGap("issue 15 item 6: needs the core's jdk_header_limits option (distinct names, close without a response)");
         try (ChildServer.Handle h = ChildServer.start(Map.of("sun.net.httpserver.maxReqHeaders", "5"))) {
             StringBuilder same = new StringBuilder();
             for (int i = 0; i < 10; i++) {
@@ -105,9 +103,41 @@ class JdkLimitsTest {
     /** Item 6: an obs-fold continuation line is accepted by the JDK (17 and 25). */
     @Test
     void obsFoldIsAcceptedByTheJdk() throws Exception {
-        Compat.knownGap("issue 15 item 6: needs the core's jdk_header_limits option (obs-fold replaced by SP, RFC 9112 5.2)");
         try (TestServer s = TestServer.start(TestServer.OK); RawClient c = s.raw()) {
             assertTrue(served(c.send(one("X-a: 1\r\n 2\r\n"))));
+        }
+    }
+
+    /**
+     * tachy's own {@code -Dtachy.strictHeaders=true}: the C server's rules instead of the JDK's,
+     * 431 over the limits and 400 for an obs-fold (the JDK does not know the property).
+     */
+    @Test
+    void strictHeadersPropertyGivesTheCServersAnswers() throws Exception {
+        try (ChildServer.Handle h = ChildServer.start(Map.of("tachy.strictHeaders", "true",
+                "sun.net.httpserver.maxReqHeaders", "5"))) {
+            StringBuilder same = new StringBuilder();
+            for (int i = 0; i < 6; i++) {
+                same.append("X-same: ").append(i).append("\r\n");
+            }
+            try (RawClient c = h.raw()) {
+                c.send(one(same.toString()));
+                if (Compat.isTachy()) {
+                    RawClient.Response r = c.read();
+                    assertEquals(431, r.code, r.statusLine);
+                    assertTrue(c.closedByServer());
+                } else {
+                    assertTrue(served(c), "JDK: 6 lines of one name are fine");
+                }
+            }
+            try (RawClient c = h.raw()) {
+                c.send(one("X-a: 1\r\n 2\r\n"));
+                if (Compat.isTachy()) {
+                    assertEquals(400, c.read().code);
+                } else {
+                    assertTrue(served(c), "JDK: obs-fold accepted");
+                }
+            }
         }
     }
 

@@ -70,7 +70,8 @@ final class Native {
     static final int OPT_THREAD_KEEPALIVE_MS = 10;
     static final int OPT_LOG_LEVEL = 11; /* lowest tachy_log_level forwarded to Java; 0 = none */
     static final int OPT_HTTP10_KEEPALIVE_MAX = 12;
-    static final int OPT_COUNT = 13;
+    static final int OPT_JDK_HEADER_RULES = 13; /* tachy_options.jdk_header_rules; default 1 */
+    static final int OPT_COUNT = 14;
     /** Value meaning "keep the C default" in the options array. */
     static final long OPT_DEFAULT = Long.MIN_VALUE;
 

@@ -8,7 +8,11 @@ package dev.tachy.httpserver;
  *
  * <p>tachy's own: {@code tachy.threadStackSize} (bytes, default 1 MiB: connection threads run
  * Java handlers, so they get the JVM's usual stack rather than the C default) and
- * {@code tachy.threadKeepAlive} (ms an idle pooled connection thread waits for work).
+ * {@code tachy.threadKeepAlive} (ms an idle pooled connection thread waits for work), and
+ * {@code tachy.strictHeaders}: {@code true} gives the C server's strict request-header rules
+ * (431 over maxReqHeaders lines or maxReqHeaderSize bytes, 400 for an obs-fold) instead of the
+ * JDK's (distinct names and the JDK's byte count, closed without a response, obs-fold
+ * unfolded); see tachy_options.jdk_header_rules in native/include/tachy/server.h.
  */
 final class ServerConfig {
     private static final long DEFAULT_JAVA_THREAD_STACK = 1024 * 1024;
@@ -47,9 +51,9 @@ final class ServerConfig {
         if ((i = integer("sun.net.httpserver.maxReqHeaders")) != null && i > 0) {
             o[Native.OPT_MAX_REQ_HEADERS] = i;
         }
-        if ((i = integer("sun.net.httpserver.maxReqHeaderSize")) != null) {
-            o[Native.OPT_MAX_REQ_HEADER_SIZE] = i <= 0 ? Integer.MAX_VALUE : i;
-        }
+        // unset: the JDK's default, 380 KiB (the C default, 384 KiB, counts differently)
+        i = integer("sun.net.httpserver.maxReqHeaderSize");
+        o[Native.OPT_MAX_REQ_HEADER_SIZE] = i == null ? 380 * 1024 : i <= 0 ? Integer.MAX_VALUE : i;
         if ((v = number("sun.net.httpserver.maxReqTime")) != null) {
             o[Native.OPT_MAX_REQ_TIME_MS] = jdkTimeMillis(v);
         }
@@ -78,6 +82,8 @@ final class ServerConfig {
         if ((v = number("tachy.threadKeepAlive")) != null && v >= 0) {
             o[Native.OPT_THREAD_KEEPALIVE_MS] = v;
         }
+        // The JDK's header counting and refusals unless tachy.strictHeaders=true
+        o[Native.OPT_JDK_HEADER_RULES] = Boolean.getBoolean("tachy.strictHeaders") ? 0 : 1;
         // The JDK up to 20 answers HTTP/1.0 keep-alive with "Keep-Alive: timeout=N, max=M".
         o[Native.OPT_HTTP10_KEEPALIVE_MAX] = Runtime.version().feature() <= 20 ? 1 : 0;
         return o;
