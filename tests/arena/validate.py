@@ -380,7 +380,28 @@ def staleness(port, data, target, ae, tls=None):
           f"original back in {back:.2f} s (limit 2 s)", took <= 2 and back <= 2)
 
 
-def delay(port):
+def tree_threads(pid):
+    """Threads of process pid and of every descendant (a launcher script's child too)."""
+    kids = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                ppid = int(open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            kids.setdefault(ppid, []).append(int(d))
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            total += len(os.listdir(f"/proc/{p}/task"))
+        except OSError:
+            pass
+        todo.extend(kids.get(p, []))
+    return total
+
+
+def delay(port, pid):
     print("[async: /delay]")
     def timed(ms):
         t = time.monotonic()
@@ -407,6 +428,30 @@ def delay(port):
              for r, w in zip(res, wants))
     check(f"32 overlapping requests, 32 different delays, each its own ({wall:.2f} s wall, "
           f"sum {sum(wants) / 1000:.1f} s)", ok and wall < 2.0)
+    # No thread per waiting request: 200 connections wait 1.5 s each at once.
+    before = tree_threads(pid)
+    socks = []
+    for _ in range(200):
+        c = socket.create_connection(("127.0.0.1", port), timeout=10)
+        c.sendall(b"GET /delay/1500 HTTP/1.1\r\nHost: a\r\n\r\n")
+        socks.append(c)
+    time.sleep(0.7)
+    during = tree_threads(pid)
+    answered = 0
+    for c in socks:
+        got = b""
+        try:
+            while b"\r\n\r\n" not in got:
+                chunk = c.recv(4096)
+                if not chunk:
+                    break
+                got += chunk
+        except OSError:
+            pass
+        answered += got.startswith(b"HTTP/1.1 200")
+        c.close()
+    check(f"200 waiting /delay requests hold no thread each (threads {before} -> {during}), "
+          f"all answered ({answered})", during - before < 40 and answered == 200)
 
 
 def tls_posture(tls_port, cert):
@@ -598,7 +643,7 @@ def main():
         staleness(port, data, "hero.webp", "identity")
         staleness(tls_port, data, "app.js", "br;q=1, gzip;q=0.8", tls)
         staleness(port, data, "reset.css", "gzip")
-        delay(port)
+        delay(port, proc.pid)
         tls_posture(tls_port, cert)
         websocket(port)
         check("server still running after everything", proc.poll() is None)
