@@ -148,18 +148,6 @@ static int teardown(void **state) {
     return 0;
 }
 
-static int thread_count(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    int n = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "Threads: %d", &n) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return n;
-}
-
 /* ---- tests ---------------------------------------------------------------------------- */
 
 /* 200 exchanges wait with the worker at once: no pool thread waits with them (the thread
@@ -169,7 +157,7 @@ static void test_lent_exchanges_hold_no_thread(void **state) {
     (void)state;
     enum { N = 200 };
     int fds[N];
-    int before = thread_count();
+    int before = ts_thread_count();
     atomic_store(&worker_done, 0);
     gate(1);
     for (int i = 0; i < N; i++) {
@@ -181,7 +169,7 @@ static void test_lent_exchanges_hold_no_thread(void **state) {
     while (atomic_load(&handled) < N && ts_now_ms() < end)
         ts_sleep_ms(5);
     assert_int_equal(atomic_load(&handled), N);
-    int during = thread_count();
+    int during = ts_thread_count();
     int st = 0;
     char *body = ts_get(port, "/now", &st); /* served while all 200 are lent */
     assert_int_equal(st, 200);

@@ -231,18 +231,6 @@ static int read_frame(int fd, int *op, uint8_t **data, size_t *len) {
     return 0;
 }
 
-static int threads_now(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    int n = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "Threads: %d", &n) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return n;
-}
-
 static int cpus(void) {
     cpu_set_t set;
     return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
@@ -304,20 +292,20 @@ static void expect_frame(int fd, int op, const void *data, size_t len) {
 
 static void five_thousand_open_sockets_hold_no_threads(void **state) {
     (void)state;
-    int before = threads_now();
+    int before = ts_thread_count();
     int *fds = crowd_begin("/echo");
     wait_count(&opened, CROWD, 10000);
     assert_int_equal(atomic_load(&opened), CROWD);
     assert_int_equal(tachy_server_connection_count(srv), CROWD);
-    int peak = threads_now();
+    int peak = ts_thread_count();
     /* Pool threads: one waiter per CPU plus spares the watchdog brought in while the burst
      * kept every thread busy (they leave after thread_keepalive_ms); the watchdog; this
      * test's main thread. Not one per socket. */
     int limit = cpus() + 8;
     long end = ts_now_ms() + 3000;
-    while (threads_now() > limit && ts_now_ms() < end)
+    while (ts_thread_count() > limit && ts_now_ms() < end)
         ts_sleep_ms(20);
-    int threads = threads_now();
+    int threads = ts_thread_count();
     fprintf(stderr, "test_ws_crowd: %d open WebSockets, %d threads (%d right after the burst, "
             "%d before, limit %d)\n", CROWD, threads, peak, before, limit);
     assert_true(threads > 0 && threads <= limit);
@@ -334,7 +322,7 @@ static void five_thousand_open_sockets_hold_no_threads(void **state) {
         expect_frame(fds[i], 1, msg, (size_t)n);
         expect_frame(fds[i], 1, "second", 6);
     }
-    assert_true(threads_now() <= limit);
+    assert_true(ts_thread_count() <= limit);
     assert_int_equal(atomic_load(&in_callback_overlap), 0);
     crowd_end(fds);
     assert_int_equal(atomic_load(&closed_n), CROWD); /* on_close for every one (1006) */

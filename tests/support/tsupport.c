@@ -459,3 +459,15 @@ char *ts_get(int port, const char *path, int *status) {
     ts_close(fd);
     return body;
 }
+
+int ts_thread_count(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    int n = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &n) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return n;
+}

@@ -86,6 +86,9 @@ int ts_read_head(int fd, char *buf, size_t cap);
  * out. 1 if found, else 0. */
 int ts_head_value(const char *head, const char *name, char *out, size_t cap);
 
+/* The calling process's thread count (/proc/self/status), -1 if unknown. */
+int ts_thread_count(void);
+
 /* 1 when the test runs under valgrind (everything is ~20x slower: time bounds widen). */
 int ts_under_valgrind(void);
 
