@@ -10,7 +10,8 @@
 #   --profiles a,b       only these profiles (ka64 ka1024 pipe16 pipe16h close post64k static1m ws-echo
 #                        ws-tick10k idle4096)
 #   --servers a,b        only these servers (nginx tachy-c tachy-c-fs jdk-none jdk-vt robaho-vt
-#                        jetty-none jetty-vt tachy-java-none tachy-java-vt; tick-floor tick-floor-uring: the
+#                        robaho-fixed jetty-none jetty-vt tachy-java-none tachy-java-vt tachy-java-fixed
+#                        (fixed: newFixedThreadPool(4)); tick-floor tick-floor-uring: the
 #                        ws-tick10k floor, bench/tickfloor.c, always run with that profile)
 #   --build DIR          reuse a tachy CMake build dir (DIR/examples/tachy-hello); default:
 #                        configure and build into bench/build/tachy

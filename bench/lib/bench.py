@@ -54,9 +54,8 @@ FULL_PROFILES = ["ka64", "ka1024", "pipe16", "pipe16h", "close", "post64k", "sta
                  "idle4096"]  # idle4096 last: it leaves servers with more threads and memory
 
 ANCHOR_NGINX, ANCHOR_JDK, ANCHOR_ROBAHO = "nginx", "jdk-vt", "robaho-vt"
-ORDER = ["nginx", "tachy-c", "tachy-c-fs", "jdk-none", "jdk-vt", "robaho-vt", "jetty-none", "jetty-vt",
-         "tachy-java-none",
-         "tachy-java-vt", "tick-floor", "tick-floor-uring"]
+ORDER = ["nginx", "tachy-c", "tachy-c-fs", "jdk-none", "jdk-vt", "robaho-vt", "robaho-fixed", "jetty-none",
+         "jetty-vt", "tachy-java-none", "tachy-java-vt", "tachy-java-fixed", "tick-floor", "tick-floor-uring"]
 # ws-tick10k pseudo-servers: bench/tickfloor.c, the least one core can do (not a server)
 FLOOR_SERVERS = ("tick-floor", "tick-floor-uring")
 
@@ -715,6 +714,10 @@ def build_servers(a, ports):
             S.append(Server("robaho-vt", f"robaho/httpserver {a.robaho_version}, JDK 25, virtual threads",
                             jcmd(cp + ":" + a.robaho_jar, "robaho.net.httpserver.DefaultHttpServerProvider", "vt"),
                             next(p), "java", expect="robaho"))
+            S.append(Server("robaho-fixed", f"robaho/httpserver {a.robaho_version}, JDK 25, "
+                            "newFixedThreadPool(4)",
+                            jcmd(cp + ":" + a.robaho_jar, "robaho.net.httpserver.DefaultHttpServerProvider", "fixed"),
+                            next(p), "java", expect="robaho"))
         if a.jetty_cp:
             prov = "org.eclipse.jetty.http.spi.JettyHttpServerProvider"
             S.append(Server("jetty-none", f"Jetty {a.jetty_version} jetty-http-spi, JDK 25, no executor "
@@ -730,6 +733,8 @@ def build_servers(a, ports):
                             jcmd(cp + ":" + a.tachy_jar, prov, "none"), next(p), "java", expect="dev.tachy"))
             S.append(Server("tachy-java-vt", f"tachy Java provider ({jar}), JDK 25, virtual-thread executor",
                             jcmd(cp + ":" + a.tachy_jar, prov, "vt"), next(p), "java", expect="dev.tachy"))
+            S.append(Server("tachy-java-fixed", f"tachy Java provider ({jar}), JDK 25, newFixedThreadPool(4)",
+                            jcmd(cp + ":" + a.tachy_jar, prov, "fixed"), next(p), "java", expect="dev.tachy"))
     for s in S:
         s.cmd = [str(s.port) if x == "PORT" else x for x in s.cmd]
     profs = a.profiles.split(",") if a.profiles else (QUICK_PROFILES if a.mode == "quick" else FULL_PROFILES)

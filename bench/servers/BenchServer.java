@@ -7,6 +7,8 @@
 // usage: java BenchServer PORT EXECUTOR [STATIC_DIR]
 //   EXECUTOR  none = no executor (JDK: the dispatcher thread; tachy: the connection thread)
 //             vt   = Executors.newVirtualThreadPerTaskExecutor()
+//             fixed = Executors.newFixedThreadPool(4) (the classic executor, the same pool
+//                    for every provider)
 //   routes    GET/HEAD /       -> 200 "Hello, World!" text/plain
 //             POST /echo       -> 200, the request body echoed back
 //             GET /static/NAME -> the file STATIC_DIR/NAME streamed from disk (a plain handler:
@@ -35,19 +37,22 @@ public final class BenchServer {
             Path dir = Path.of(args[2]).toAbsolutePath().normalize();
             server.createContext("/static/", ex -> file(ex, dir));
         }
-        if (!mode.equals("none") && !mode.equals("vt")) {
-            throw new IllegalArgumentException("executor must be none or vt: " + mode);
+        if (!mode.equals("none") && !mode.equals("vt") && !mode.equals("fixed")) {
+            throw new IllegalArgumentException("executor must be none, vt or fixed: " + mode);
         }
         // none: the default (Jetty's setExecutor refuses null). Jetty 12.1's JettyHttpServer
         // starts its Server inside setExecutor, before start() binds the connector, which is
         // then never started: on Jetty the executor is set after start (which restarts it).
         boolean jetty = server.getClass().getName().startsWith("org.eclipse.jetty");
-        if (mode.equals("vt") && !jetty) {
-            server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        java.util.concurrent.Executor exec = mode.equals("vt")
+                ? Executors.newVirtualThreadPerTaskExecutor()
+                : mode.equals("fixed") ? Executors.newFixedThreadPool(4) : null;
+        if (exec != null && !jetty) {
+            server.setExecutor(exec);
         }
         server.start();
-        if (mode.equals("vt") && jetty) {
-            server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        if (exec != null && jetty) {
+            server.setExecutor(exec);
         }
         System.out.println("listening on http://127.0.0.1:" + port + "/ provider="
                 + server.getClass().getName() + " executor=" + mode);
