@@ -107,8 +107,12 @@ void tachy__pool_accept_some(tachy_server *srv) {
                 return;
             /* Out of descriptors or memory (or worse): the backlog keeps its connections,
              * and edge-triggered epoll will not report them again, so the watchdog
-             * retries at its next tick. */
-            tachy__log(srv, TACHY_LOG_WARNING, "accept: %s", strerror(errno));
+             * retries at its next tick (up to 200 times a second: the warning is said at
+             * most once a second). */
+            long now = tachy__now_ms(), last = atomic_load(&srv->pool->accept_warned_ms);
+            if (now - last >= 1000 &&
+                atomic_compare_exchange_strong(&srv->pool->accept_warned_ms, &last, now))
+                tachy__log(srv, TACHY_LOG_WARNING, "accept: %s", strerror(errno));
             atomic_store(&srv->pool->accept_retry, 1);
             return;
         }

@@ -79,6 +79,7 @@ struct tachy__pool {
     pthread_t watchdog;
     int watchdog_started;
     atomic_int accept_retry;  /* accept() failed for lack of resources: watchdog retries */
+    atomic_long accept_warned_ms; /* when that was last logged (once a second at most) */
     /* connections */
     tachy__conn **slots;      /* TACHY__SLOT_CHUNKS chunk pointers (allocated at start, a
                                  zero-page mapping: untouched until connections come) */
