@@ -79,9 +79,19 @@ if [ ${#missing[@]} -gt 0 ] || [ $need_src = 1 ]; then
         [ -s /tmp/tachy-deb-src.list ] && as_root cp /tmp/tachy-deb-src.list /etc/apt/sources.list.d/tachy-deb-src.list || true
     fi
     echo "tachy: installing ${missing[*]:-} (and the apt lists for arm64 / sources)" >&2
-    as_root apt-get update -qq
+    # Twice, ten seconds apart: a mirror that fails once (seen: apt's exit 100 mid-CI) is not
+    # a failure of the tests; the second attempt's output is shown when it fails too.
+    apt_twice() {
+        "$@" >/tmp/tachy-apt.log 2>&1 && return 0
+        sleep 10
+        "$@" >/tmp/tachy-apt.log 2>&1 && return 0
+        cat /tmp/tachy-apt.log >&2
+        return 1
+    }
+    apt_twice as_root apt-get update -qq
     if [ ${#missing[@]} -gt 0 ]; then
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+        apt_twice as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            --no-install-recommends "${missing[@]}"
     fi
 fi
 
