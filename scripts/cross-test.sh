@@ -105,7 +105,19 @@ fi
 # ---- zlib and cmocka sources (Debian's) ---------------------------------------------------------
 mkdir -p "$SRC"
 if [ $need_src = 1 ]; then
-    (cd "$SRC" && rm -rf zlib-* cmocka-* && apt-get source -qq --download-only zlib cmocka >/dev/null 2>&1 &&
+    # The newest source first; if the archive does not serve it (seen: a security update's
+    # files 404 on a mirror), each older version apt knows, newest first.
+    src_get() {
+        apt-get source -qq --download-only "$1" >/dev/null 2>&1 && return 0
+        local v
+        for v in $(apt-cache showsrc "$1" 2>/dev/null | sed -n 's/^Version: //p' | sort -urV); do
+            rm -f "$1"_*
+            apt-get source -qq --download-only "$1=$v" >/dev/null 2>&1 && return 0
+        done
+        echo "cross-test.sh: no source package of $1 could be fetched" >&2
+        return 1
+    }
+    (cd "$SRC" && rm -rf zlib-* zlib_* cmocka-* cmocka_* && src_get zlib && src_get cmocka &&
         tar xjf zlib_*.orig.tar.bz2 && tar xJf cmocka_*.orig.tar.xz)
     touch "$SRC/zlib.ok" "$SRC/cmocka.ok"
 fi
