@@ -3,7 +3,8 @@
  * transport seam, the exchange, and the calls between the files of http/. Private to the
  * core; never installed.
  *
- *   parser.c    request head, framing, chunked decoding (pure; parser.h)
+ *   parser.c    request head and framing (pure; parser.h)
+ *   chunked.c   the chunked decoder (pure; parser.h; lex.h: the character classes both use)
  *   target.c    request-target acceptance, path and query, percent-decoding (pure)
  *   io.c        every socket call, the errno map, the stats counters, the transport seam
  *   conn.c      the loop: read -> parse -> begin -> dispatch -> end -> park; the flush rule
