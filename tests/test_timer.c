@@ -175,6 +175,55 @@ static void many_timers_run_none_early(void **state) {
     assert_int_equal(tachy_timer_pending(srv), 0);
 }
 
+/* Cancelling timers from anywhere in the heap (not only its top) keeps the rest in order:
+ * of 3,000 timers with shuffled delays every third is cancelled before it is due; those
+ * never run, every other runs exactly once and none early. */
+#define MIXED 3000
+static atomic_int mixed_runs[MIXED], mixed_early;
+static long mixed_t0;
+static long mixed_due[MIXED];
+
+static void mixed_fn(tachy_timer *t, void *user) {
+    (void)t;
+    long i = (long)(intptr_t)user;
+    if (ts_now_ms() - mixed_t0 + 2 < mixed_due[i])
+        atomic_fetch_add(&mixed_early, 1);
+    atomic_fetch_add(&mixed_runs[i], 1);
+}
+
+static void cancelled_in_the_middle_never_run(void **state) {
+    (void)state;
+    static tachy_timer *h[MIXED];
+    mixed_t0 = ts_now_ms();
+    for (long i = 0; i < MIXED; i++) {
+        mixed_due[i] = 200 + (i * 7919) % 400;
+        assert_int_equal(tachy_timer_schedule(srv, mixed_due[i], 0, mixed_fn, (void *)(intptr_t)i, &h[i]), 0);
+    }
+    int prevented = 0;
+    for (long i = 0; i < MIXED; i += 3)
+        prevented += tachy_timer_cancel(h[i]);
+    assert_true(ts_now_ms() - mixed_t0 < 200); /* all cancelled before the first was due */
+    assert_int_equal(prevented, MIXED / 3);
+    long end = ts_now_ms() + 5000;
+    long want = MIXED - MIXED / 3, got = 0;
+    while (ts_now_ms() < end) {
+        got = 0;
+        for (long i = 0; i < MIXED; i++)
+            got += atomic_load(&mixed_runs[i]);
+        if (got >= want)
+            break;
+        ts_sleep_ms(5);
+    }
+    ts_sleep_ms(50);
+    for (long i = 0; i < MIXED; i++)
+        assert_int_equal(atomic_load(&mixed_runs[i]), i % 3 == 0 ? 0 : 1);
+    assert_int_equal(atomic_load(&mixed_early), 0);
+    assert_int_equal(tachy_timer_pending(srv), 0);
+    for (long i = 0; i < MIXED; i++)
+        if (i % 3)
+            tachy_timer_cancel(h[i]);
+}
+
 /* A blocking callback does not hold up the timers due after its batch. */
 static void a_blocked_callback_does_not_stop_the_others(void **state) {
     (void)state;
@@ -229,6 +278,7 @@ int main(void) {
         cmocka_unit_test(cancel_waits_for_a_running_callback),
         cmocka_unit_test(a_callback_may_cancel_itself),
         cmocka_unit_test(many_timers_run_none_early),
+        cmocka_unit_test(cancelled_in_the_middle_never_run),
         cmocka_unit_test(a_blocked_callback_does_not_stop_the_others),
         cmocka_unit_test(bad_arguments_and_states),
     };

@@ -11,8 +11,11 @@
  * rate (due + period; runs missed while the callback or the machine was slow are skipped,
  * never bunched up).
  *
- * Times are CLOCK_MONOTONIC (setting the wall clock moves no timer), in milliseconds;
- * resolution is the kernel's timer slack (~50 us), not the millisecond.
+ * Times are CLOCK_MONOTONIC (setting the wall clock moves no timer), in milliseconds, on a
+ * 1 ms grid: a timer runs at the first whole millisecond of the monotonic clock at or after
+ * its due time (never early, at most 1 ms late plus scheduling), so all timers due in the
+ * same millisecond run from one kernel wake-up instead of one each. A delay of 0 runs at
+ * once, off the grid; a periodic timer's later runs are on it.
  *
  * A callback may send on WebSockets, schedule and cancel timers (also its own), and block
  * (it holds its pool thread meanwhile, like a handler; keep that short: stop() waits for

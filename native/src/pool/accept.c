@@ -73,7 +73,7 @@ static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer
     if (srv->pool->conns)
         srv->pool->conns->prev = c;
     srv->pool->conns = c;
-    srv->pool->nconns++;
+    __atomic_store_n(&srv->pool->nconns, srv->pool->nconns + 1, __ATOMIC_RELAXED);
     atomic_fetch_add_explicit(&srv->st_connections, 1, memory_order_relaxed);
     struct epoll_event ev = {EPOLLIN | EPOLLRDHUP | EPOLLET,
                              {.u64 = (uint64_t)c->slot | (gen & 0xffffffffu) << 32}};

@@ -70,6 +70,12 @@ typedef struct tachy__thread {
 #define BATCH 64          /* events taken per epoll_wait */
 #define READY_CAP 4096    /* ring of events waiting for a thread */
 
+/* A timer in the heap with its due time beside it (timers.c). */
+struct tachy__timer_slot {
+    int64_t due_ns;
+    struct tachy_timer *t;
+};
+
 struct tachy__pool {
     int epfd;                 /* the park set: parked connections, edge-triggered */
     int wakefd;               /* eventfd in epfd: made readable to wake every waiter */
@@ -86,7 +92,8 @@ struct tachy__pool {
     uint32_t nslots;
     tachy__conn *free_conns;
     tachy__conn *conns;       /* open connections */
-    int nconns;
+    int nconns;               /* written under srv->lock (atomically: timers.c reads it
+                                 without the lock) */
     atomic_int nidle;         /* parked between requests */
     /* threads */
     int nthreads;             /* live pool threads (under lock) */
@@ -105,14 +112,15 @@ struct tachy__pool {
     tachy__conn *resumed_head, *resumed_tail;
     uint32_t nresumed;
     pthread_cond_t spare_cond; /* spare threads wait here (monotonic clock) */
-    /* timers.c: a min-heap on due time, under timer_lock; the timerfd is in the park set */
+    /* timers.c: a 4-ary min-heap of (due, timer), under timer_lock; the timerfd is in the
+     * park set */
     pthread_mutex_t timer_lock;
     pthread_cond_t timer_cond; /* a timer's callback returned (tachy_timer_cancel waits) */
     int timerfd;
     int timers_inited;        /* timer_lock and timer_cond exist */
     int timers_closed;        /* stop() dropped the timers: no more scheduling */
     int64_t timer_armed_ns;   /* what the timerfd is armed for (0: disarmed) */
-    struct tachy_timer **theap;
+    struct tachy__timer_slot *theap;
     size_t ntimers, theap_cap;
     /* wspark.c: the WebSocket attached to each slot's connection (NULL: plain HTTP). A
      * zero-page mapping like slots; an entry is read and written by the slot's owner. */

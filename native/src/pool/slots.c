@@ -135,7 +135,7 @@ void tachy__pool_close(tachy__conn *c) {
         srv->pool->conns = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    srv->pool->nconns--;
+    __atomic_store_n(&srv->pool->nconns, srv->pool->nconns - 1, __ATOMIC_RELAXED);
     if (c->parked_idle) {
         c->parked_idle = 0;
         atomic_fetch_sub(&srv->pool->nidle, 1);
