@@ -542,7 +542,7 @@ def render_md(results, summ):
             L.append("Not measured here: " + ", ".join(
                 f"`{s}` ({results['skipped'].get(prof, {}).get(s, 'not available')})" for s in missing))
         L.append("")
-    L.append("## Targets (issue 6)")
+    L.append("## Targets (issues 6 and 12)")
     L.append("")
     L.extend(targets(results, summ))
     L.append("")
@@ -596,6 +596,16 @@ def tick_notes(results, rows):
     return L
 
 
+def pair_ratio(results, prof, a, b):
+    """Median over rounds of a's CPU per request / b's in the same round, and the range."""
+    by = {}
+    for r in results["runs"]:
+        if r["profile"] == prof and not r.get("failed") and r["server"] in (a, b):
+            by.setdefault(r["round"], {})[r["server"]] = r["cpu_us_per_req"]
+    xs = [d[a] / d[b] for d in by.values() if a in d and d.get(b)]
+    return (med(xs), rng(xs)) if xs else (None, (None, None))
+
+
 def targets(results, summ):
     out = ["| target | measured | holds? |", "|---|---|---|"]
 
@@ -626,6 +636,16 @@ def targets(results, summ):
         row(f"`{s}` keep-alive ≤ 0.75× robaho", get("ka64", s, "x_robaho"), 0.75)
         row(f"`{s}` keep-alive ≤ 0.33× JDK", get("ka64", s, "x_jdk"), 0.33)
         row(f"`{s}` pipelined ≤ 1.5 µs/req", get("pipe16", s, "cpu_us_per_req"), 1.5, "{:.2f} µs")
+    # issue 12: an executor at tachy speed; ratios of two servers measured in the same round
+    for prof, limit in (("ka64", 0.75), ("ka1024", 0.75), ("pipe16", 0.5), ("pipe16h", 0.5)):
+        v, r = pair_ratio(results, prof, "tachy-java-vt", "robaho-vt")
+        if v is not None:
+            row(f"`tachy-java-vt` {prof} ≤ {limit}× `robaho-vt` (same-round CPU/req ratio, range {r[0]:.2f}–{r[1]:.2f})",
+                v, limit)
+    for prof in ("ka64", "ka1024", "pipe16", "pipe16h"):
+        v, r = pair_ratio(results, prof, "tachy-java-fixed", "robaho-fixed")
+        if v is not None:
+            row(f"`tachy-java-fixed` {prof} ≤ 0.75× `robaho-fixed` (same pool; range {r[0]:.2f}–{r[1]:.2f})", v, 0.75)
     srv = results["servers"].get("tachy-c")
     rss = srv.get("startup_rss_kb") if srv else None
     row("tachy-hello idle RSS ≤ 2 MiB", rss / 1024 if rss else None, 2.0, "{:.2f} MiB")
