@@ -298,6 +298,15 @@ typedef enum tachy__conn_next {
 tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle, long *deadline);
 /* Releases a closed connection's memory except the struct itself (pool/ reuses it). */
 void tachy__conn_cleanup(tachy__conn *c);
+/* The connection has become a parked WebSocket (tachy_ws_attach; ws/reader.c calls this
+ * when the pool adopts it) and will never run the HTTP loop again: frees what only HTTP
+ * needs - rbuf and wbuf, the exchange's headers and strings (the exchange is over and
+ * tachy_ws_exchange is NULL from then on), the parser's field references - so that a
+ * parked socket costs little more than its slot. rbuf must be empty (the caller takes
+ * its bytes first: frames that came right behind the upgrade request); unsent bytes in
+ * wbuf are dropped. The transport and the struct stay; tachy__conn_cleanup still runs at
+ * the close. Owner thread. */
+void tachy__conn_shed_http(tachy__conn *c);
 /* The flush rule: called when a response is complete. Flushes unless more pipelined
  * request bytes are already buffered (or readable right now). Owner thread. */
 int tachy__conn_response_done(tachy__conn *c);
