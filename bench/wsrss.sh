@@ -8,7 +8,8 @@
 # there), its RSS before any client, then bench/wsload.c `tick -u /ws` (on core 1) opens
 # COUNT connections, upgrades them and only listens (nothing is sent, so every socket stays
 # parked); once all have upgraded, the server's VmRSS and Threads are sampled every 0.5 s for
-# --hold seconds (default 4) and the last sample is reported, with (RSS - RSS before) / COUNT.
+# --hold seconds (default 4) and the last sample is reported, with (RSS - RSS before) divided
+# by the number of connections that upgraded.
 # The script raises `ulimit -n` to the hard limit itself (and says so, or that it cannot);
 # counts the limit does not allow (server and client need one descriptor per client each)
 # are cut to what fits, with the reason printed. Every wait is bounded.
@@ -87,10 +88,14 @@ for n in "${CS[@]}"; do
         sleep 0.05
     done
     up=$(grep -o '[0-9]*/[0-9]* connections upgraded' "$LOG/wsload-$n.txt")
+    ok=${up%%/*}
+    if [ -z "$ok" ] || [ "$ok" -lt 1 ]; then echo "wsrss.sh: $n: no connection upgraded ($LOG)"; exit 1; fi
     r1=0 t1=0
     for _ in $(seq 1 $((HOLD * 2))); do sleep 0.5; r1=$(rss_of "$SPID"); t1=$(thr_of "$SPID"); done
+    # per socket: over the connections that did upgrade (a connect() can fail when an
+    # earlier run's TIME_WAIT sockets hold the client's ports; the line says how many)
     printf '%-8s %9.1f MiB %9.1f MiB %11.0f B %8s   (%s)\n' "$n" "$(echo "$r0/1024" | bc -l)" \
-        "$(echo "$r1/1024" | bc -l)" "$(echo "($r1-$r0)*1024/$n" | bc -l)" "$t1" "${up:-upgrade line missing}"
+        "$(echo "$r1/1024" | bc -l)" "$(echo "($r1-$r0)*1024/$ok" | bc -l)" "$t1" "$up"
     wait "$LPID" 2>/dev/null; LPID=""
     cleanup
 done
