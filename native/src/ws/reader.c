@@ -4,7 +4,8 @@
  * inflater, the close handshake, limits, ping and idle timers, and every callback.
  *
  * The read side (buffers, message state, inflater) belongs to the connection thread
- * alone; sends from the callbacks go through ws.c like any other sender's.
+ * alone; sends from the callbacks go through ws.c like any other sender's. An attached
+ * reader reads into its pool thread's buffer, lent for one event (borrow_in, return_in).
  */
 #include "ws/ws.h"
 
