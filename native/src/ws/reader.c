@@ -736,7 +736,7 @@ static void borrow_in(reader *r) {
 }
 
 /* After run() on an attached socket: nothing left, r->in goes back to the thread (or is
- * freed: the thread has one, or it grew past TACHY__WS_KEEP_BUF); the bytes of an
+ * freed: the thread has one again, or it is not TACHY__WS_THREAD_BUF bytes); the bytes of an
  * incomplete frame up to LEFTOVER_COPY are copied into a buffer of their size; more than
  * that (a big frame arriving) and the socket keeps the buffer until the frame is complete,
  * so it is not copied back and forth on every event. Out of memory: kept as it is. */
