@@ -4,6 +4,10 @@
  * /proc/self/status, stays within the pool size plus a few), every one of them gets a
  * message from a server timer, and the per-socket send queue's bound and both overflow
  * policies behave as tachy/ws.h says, with sends that never wait for the slow peer.
+ * A parked socket costs little memory (heap from mallinfo2, RSS from /proc/self/statm:
+ * it owns no read buffer, the pool thread lends it one per event), and what that
+ * lending must not lose: frames that came in the upgrade request's segment, and frames
+ * that arrive in pieces, one event each.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +27,9 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <tachy/tachy.h>
 #include <tachy/timer.h>
@@ -180,26 +187,38 @@ static void expect_101(int fd) {
     assert_memory_equal(head, "HTTP/1.1 101", 12);
 }
 
-/* A masked client frame. */
-static void send_frame(int fd, int op, const void *p, size_t len) {
+/* A masked client frame (fin set) in a malloc'ed buffer; its length in *out_len. */
+static uint8_t *make_frame(int op, const void *p, size_t len, size_t *out_len) {
     uint8_t h[14];
     size_t n = 0;
     h[n++] = (uint8_t)(0x80 | op);
     if (len < 126) {
         h[n++] = (uint8_t)(0x80 | len);
-    } else {
+    } else if (len <= 0xffff) {
         h[n++] = 0x80 | 126;
         h[n++] = (uint8_t)(len >> 8);
         h[n++] = (uint8_t)len;
+    } else {
+        h[n++] = 0x80 | 127;
+        for (int i = 7; i >= 0; i--)
+            h[n++] = (uint8_t)((uint64_t)len >> (8 * i));
     }
     uint8_t key[4] = {1, 2, 3, 4};
     memcpy(h + n, key, 4);
     n += 4;
     uint8_t *buf = malloc(n + len);
+    assert_non_null(buf);
     memcpy(buf, h, n);
     for (size_t i = 0; i < len; i++)
         buf[n + i] = ((const uint8_t *)p)[i] ^ key[i % 4];
-    ts_send(fd, buf, (ssize_t)(n + len));
+    *out_len = n + len;
+    return buf;
+}
+
+static void send_frame(int fd, int op, const void *p, size_t len) {
+    size_t n;
+    uint8_t *buf = make_frame(op, p, len, &n);
+    ts_send(fd, buf, (ssize_t)n);
     free(buf);
 }
 
@@ -264,6 +283,13 @@ static int *crowd_begin(const char *path) {
     return open_crowd(path, CROWD);
 }
 
+/* Waits (bounded) until the server has let every connection go: the next test counts. */
+static void wait_no_connections(void) {
+    long end = ts_now_ms() + 5000;
+    while (tachy_server_connection_count(srv) > 0 && ts_now_ms() < end)
+        ts_sleep_ms(10);
+}
+
 /* A crowd test's end: closes the sockets on our side, waits (bounded) for on_close of each
  * and for the server to let the connections go. */
 static void crowd_end(int *fds) {
@@ -271,9 +297,7 @@ static void crowd_end(int *fds) {
         close(fds[i]);
     free(fds);
     wait_count(&closed_n, CROWD, 10000);
-    long end = ts_now_ms() + 5000;
-    while (tachy_server_connection_count(srv) > 0 && ts_now_ms() < end)
-        ts_sleep_ms(10);
+    wait_no_connections();
 }
 
 /* Reads one frame from fd: it must be a whole opcode-op frame with exactly these bytes. */
@@ -289,6 +313,209 @@ static void expect_frame(int fd, int op, const void *data, size_t len) {
 }
 
 /* ---- tests ---------------------------------------------------------------------------------- */
+
+#define PARKED 2000
+
+#if defined(__GLIBC__) && defined(__GLIBC_PREREQ)
+#if __GLIBC_PREREQ(2, 33)
+#define HAVE_MALLINFO2 1
+#endif
+#endif
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+
+#if defined(HAVE_MALLINFO2) && !defined(UNDER_SANITIZER)
+/* The process's resident set in bytes (/proc/self/statm), or -1. */
+static long rss_bytes(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    long size = 0, resident = -1;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &size, &resident) != 2)
+            resident = -1;
+        fclose(f);
+    }
+    return resident < 0 ? -1 : resident * sysconf(_SC_PAGESIZE);
+}
+
+/* Bytes the allocator has handed out (every arena, mmapped chunks too), after giving free
+ * pages back so that RSS shows live memory only. */
+static long heap_in_use(void) {
+    malloc_trim(0);
+    struct mallinfo2 mi = mallinfo2();
+    return (long)(mi.uordblks + mi.hblkhd);
+}
+#endif
+
+/* PARKED WebSockets, upgraded and left idle: the growth of the heap and of RSS per socket
+ * (with malloc_trim before each reading, so freed memory is not counted). About 2.3 KB of
+ * each is what a parked socket costs (its slot 944 B, the tachy_ws, the reader, a timer):
+ * a socket that kept its HTTP buffers or a read buffer of its own costs 18 KB. */
+static void parked_sockets_cost_little_memory(void **state) {
+    (void)state;
+#if defined(UNDER_SANITIZER)
+    fprintf(stderr, "test_ws_crowd: parked_sockets_cost_little_memory skipped: a sanitizer's "
+                    "allocator makes the memory figures meaningless\n");
+    skip();
+#elif !defined(HAVE_MALLINFO2)
+    fprintf(stderr, "test_ws_crowd: parked_sockets_cost_little_memory skipped: needs glibc's "
+                    "mallinfo2 (2.33+)\n");
+    skip();
+#else
+    if (ts_under_valgrind()) {
+        fprintf(stderr, "test_ws_crowd: parked_sockets_cost_little_memory skipped under "
+                        "valgrind (its allocator makes the figures meaningless)\n");
+        skip();
+    }
+    if (!fd_limit_ok)
+        skip();
+    atomic_store(&opened, 0);
+    atomic_store(&closed_n, 0);
+    int *fds = malloc(PARKED * sizeof *fds);
+    assert_non_null(fds);
+    long heap0 = heap_in_use(), rss0 = rss_bytes();
+    for (int i = 0; i < PARKED; i++) {
+        fds[i] = ts_connect(port);
+        send_upgrade(fds[i], "/echo");
+    }
+    for (int i = 0; i < PARKED; i++)
+        expect_101(fds[i]);
+    wait_count(&opened, PARKED, 10000);
+    assert_int_equal(atomic_load(&opened), PARKED);
+    /* Let the handshake burst's spare threads go (thread_keepalive_ms 300): they are not
+     * the sockets' cost. */
+    long end = ts_now_ms() + 3000;
+    while (ts_thread_count() > cpus() + 8 && ts_now_ms() < end)
+        ts_sleep_ms(20);
+    ts_sleep_ms(100);
+    long heap1 = heap_in_use(), rss1 = rss_bytes();
+    long heap_per = (heap1 - heap0) / PARKED, rss_per = (rss1 - rss0) / PARKED;
+    fprintf(stderr, "test_ws_crowd: %d parked WebSockets: heap +%ld B, RSS +%ld B per socket\n",
+            PARKED, heap_per, rss_per);
+    /* Still alive: every tenth one echoes. */
+    for (int i = 0; i < PARKED; i += 10)
+        send_frame(fds[i], 1, "still here", 10);
+    for (int i = 0; i < PARKED; i += 10)
+        expect_frame(fds[i], 1, "still here", 10);
+    for (int i = 0; i < PARKED; i++)
+        close(fds[i]);
+    free(fds);
+    wait_count(&closed_n, PARKED, 10000);
+    wait_no_connections();
+    assert_true(rss0 > 0 && rss1 > 0);
+    assert_true(heap_per <= 4096);
+    assert_true(rss_per <= 5120);
+#endif
+}
+
+/* Frames sent in the upgrade request's own segment are in the HTTP read buffer when the
+ * pool adopts the socket: they must be read from there, the last one incomplete (its rest
+ * comes later). */
+static void frames_behind_the_upgrade_request_are_delivered(void **state) {
+    (void)state;
+    char req[1024];
+    int n = snprintf(req, sizeof req,
+                     "GET /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                     "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\n"
+                     "Sec-WebSocket-Version: 13\r\n\r\n",
+                     KEY);
+    size_t l1, l2, l3;
+    uint8_t *f1 = make_frame(1, "first", 5, &l1);
+    uint8_t *f2 = make_frame(2, "second\x00\xff", 8, &l2);
+    uint8_t *f3 = make_frame(1, "third, split", 12, &l3);
+    size_t cut = 5; /* of f3: in the same segment; the rest after a pause */
+    size_t total = (size_t)n + l1 + l2 + cut;
+    uint8_t *all = malloc(total);
+    assert_non_null(all);
+    memcpy(all, req, (size_t)n);
+    memcpy(all + n, f1, l1);
+    memcpy(all + n + l1, f2, l2);
+    memcpy(all + n + l1 + l2, f3, cut);
+    int fd = ts_connect(port);
+    ts_send(fd, all, (ssize_t)total); /* one send: one segment on loopback */
+    expect_101(fd);
+    expect_frame(fd, 1, "first", 5);
+    expect_frame(fd, 2, "second\x00\xff", 8);
+    ts_sleep_ms(50); /* parked with part of f3 */
+    ts_send(fd, f3 + cut, (ssize_t)(l3 - cut));
+    expect_frame(fd, 1, "third, split", 12);
+    free(all);
+    free(f1);
+    free(f2);
+    free(f3);
+    close(fd);
+    wait_no_connections();
+}
+
+/* Sends buf[0,len) in pieces of `piece` bytes with a pause after each, so that each piece
+ * is its own event on a socket that parks in between. */
+static void send_in_pieces(int fd, const uint8_t *buf, size_t len, size_t piece, long pause_ms) {
+    for (size_t off = 0; off < len; off += piece) {
+        size_t k = len - off < piece ? len - off : piece;
+        ts_send(fd, buf + off, (ssize_t)k);
+        if (pause_ms)
+            ts_sleep_ms(pause_ms);
+    }
+}
+
+/* A parked socket keeps an incomplete frame's bytes between events: frames delivered one
+ * byte at a time (a text frame with multi-byte UTF-8 split across events, validated as it
+ * arrives), in pieces around the leftover size the socket copies, and one larger than the
+ * thread's 64 KiB buffer, are all assembled. */
+static void a_frame_in_pieces_is_assembled_by_a_parked_socket(void **state) {
+    (void)state;
+    int fd = ts_connect(port);
+    send_upgrade(fd, "/echo");
+    expect_101(fd);
+    ts_sleep_ms(20);
+
+    /* Byte by byte: 2-byte header + mask + payload, each byte its own event. */
+    static const char text[] = "h\xc3\xa9llo w\xc3\xb6rld \xe2\x82\xac\xf0\x9f\x98\x80!";
+    size_t len;
+    uint8_t *f = make_frame(1, text, sizeof text - 1, &len);
+    send_in_pieces(fd, f, len, 1, 2);
+    expect_frame(fd, 1, text, sizeof text - 1);
+    free(f);
+
+    /* Sizes around the leftover the socket copies (4 KiB) and the thread buffer (64 KiB). */
+    static const size_t sizes[] = {300, 4000, 4200, 9000, 70000, 200000};
+    static const size_t pieces[] = {7, 1000, 1500, 4096, 16384, 30000};
+    for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+        uint8_t *payload = malloc(sizes[t]);
+        assert_non_null(payload);
+        for (size_t i = 0; i < sizes[t]; i++)
+            payload[i] = (uint8_t)(i * 7 + t);
+        f = make_frame(2, payload, sizes[t], &len);
+        send_in_pieces(fd, f, len, pieces[t], 5);
+        expect_frame(fd, 2, payload, sizes[t]);
+        /* Then two whole frames in one send: the buffer state after a big frame is sound. */
+        send_frame(fd, 1, "after", 5);
+        expect_frame(fd, 1, "after", 5);
+        free(f);
+        free(payload);
+    }
+
+    /* A frame's end and the next frame's start in one piece, with a pause between. */
+    size_t la, lb;
+    uint8_t *fa = make_frame(1, "alpha", 5, &la);
+    uint8_t *fb = make_frame(1, "bravo", 5, &lb);
+    uint8_t both[64];
+    memcpy(both, fa, la);
+    memcpy(both + la, fb, lb);
+    send_in_pieces(fd, both, la + lb, la - 2, 20); /* cuts inside alpha, then inside bravo */
+    expect_frame(fd, 1, "alpha", 5);
+    expect_frame(fd, 1, "bravo", 5);
+    free(fa);
+    free(fb);
+    close(fd);
+    wait_no_connections();
+}
 
 static void five_thousand_open_sockets_hold_no_threads(void **state) {
     (void)state;
@@ -479,6 +706,10 @@ static void overflow_closes_with_1008_under_the_close_policy(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        /* first: a fresh server, before the crowds below grow its tables */
+        cmocka_unit_test(parked_sockets_cost_little_memory),
+        cmocka_unit_test(frames_behind_the_upgrade_request_are_delivered),
+        cmocka_unit_test(a_frame_in_pieces_is_assembled_by_a_parked_socket),
         cmocka_unit_test(five_thousand_open_sockets_hold_no_threads),
         cmocka_unit_test(a_timer_per_socket_reaches_every_socket),
         cmocka_unit_test(overflow_fails_the_send_and_keeps_the_socket),

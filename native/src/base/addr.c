@@ -8,9 +8,8 @@
 #include <netdb.h>
 #include <netinet/in.h>
 
-int tachy__addr_format(const struct sockaddr_storage *ss, unsigned len, char *host, size_t cap,
-                      int *port) {
-    const struct sockaddr *sa = (const struct sockaddr *)ss;
+int tachy__addr_format(const struct sockaddr *sa, unsigned len, char *host, size_t cap,
+                       int *port) {
     if (host && cap &&
         getnameinfo(sa, len, host, (socklen_t)cap, NULL, 0, NI_NUMERICHOST) != 0)
         return TACHY_EINVAL;

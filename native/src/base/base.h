@@ -100,10 +100,11 @@ void tachy__date_format(int64_t t, char out[TACHY__DATE_LEN + 1]);
 
 /* ---- addr.c: socket addresses ------------------------------------------------------ */
 
-struct sockaddr_storage;
-/* The numeric host of ss into host (cap bytes, NUL-terminated; NULL/0 to skip) and its
- * port into *port (NULL to skip). 0, or TACHY_EINVAL when the host does not fit. */
-int tachy__addr_format(const struct sockaddr_storage *ss, unsigned len, char *host, size_t cap,
+struct sockaddr;
+/* The numeric host of sa (len bytes: an IPv4 or IPv6 address) into host (cap bytes,
+ * NUL-terminated; NULL/0 to skip) and its port into *port (NULL to skip). 0, or
+ * TACHY_EINVAL when the host does not fit. */
+int tachy__addr_format(const struct sockaddr *sa, unsigned len, char *host, size_t cap,
                        int *port);
 
 /* ---- clock.c: the one clock -------------------------------------------------------- */

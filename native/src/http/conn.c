@@ -41,6 +41,18 @@ void tachy__conn_cleanup(tachy__conn *c) {
     c->refs = NULL;
 }
 
+void tachy__conn_shed_http(tachy__conn *c) {
+    /* What only HTTP needs: the read and write buffers (rbuf's bytes were taken, wbuf was
+     * flushed), the exchange's headers and strings, the parser's field references. The
+     * transport stays (TLS streams need it), and so does the struct (the pool's slot). */
+    tachy__exchange_free(&c->ex);
+    tachy__buf_free(&c->rbuf);
+    tachy__buf_free(&c->wbuf);
+    free(c->refs);
+    c->refs = NULL;
+    c->refs_cap = 0;
+}
+
 
 /* a[0,n) == b[0,n); values of 8 to 16 bytes (a host:port) with two overlapping 8-byte
  * compares instead of a call. */

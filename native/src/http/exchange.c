@@ -635,7 +635,7 @@ TACHY_API int tachy_exchange_set_principal(tachy_exchange *ex, const char *user,
 static void local_known(tachy__conn *c) {
     if (c->local_len == 0) {
         socklen_t len = sizeof c->local;
-        if (getsockname(c->fd, (struct sockaddr *)&c->local, &len) == 0)
+        if (getsockname(c->fd, &c->local.sa, &len) == 0 && len <= sizeof c->local)
             c->local_len = len;
     }
 }
@@ -649,8 +649,8 @@ static int cached_addr(tachy__conn *c, int local, char *host, size_t cap, int *p
     char *h = local ? c->local_host : c->peer_host;
     int *p = local ? &c->local_port : &c->peer_port;
     if (!(c->addr_cached & bit)) {
-        int rc = tachy__addr_format(local ? &c->local : &c->peer, local ? c->local_len : c->peer_len,
-                             h, sizeof c->peer_host, p);
+        int rc = tachy__addr_format(local ? &c->local.sa : &c->peer.sa,
+                                    local ? c->local_len : c->peer_len, h, sizeof c->peer_host, p);
         if (rc < 0)
             return rc;
         c->addr_cached |= bit;
@@ -686,7 +686,7 @@ TACHY_API const struct sockaddr *tachy_exchange_remote_sockaddr(const tachy_exch
         return NULL;
     if (len)
         *len = ex->conn->peer_len;
-    return (const struct sockaddr *)&ex->conn->peer;
+    return &ex->conn->peer.sa;
 }
 
 TACHY_API const struct sockaddr *tachy_exchange_local_sockaddr(const tachy_exchange *ex,
@@ -696,7 +696,7 @@ TACHY_API const struct sockaddr *tachy_exchange_local_sockaddr(const tachy_excha
     local_known(ex->conn);
     if (len)
         *len = ex->conn->local_len;
-    return (const struct sockaddr *)&ex->conn->local;
+    return &ex->conn->local.sa;
 }
 
 /* ---- upgrade and raw streams -------------------------------------------------------- */

@@ -24,6 +24,7 @@
 #include "http/parser.h"
 #include "server/server.h"
 
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
@@ -51,6 +52,14 @@ int tachy__headers_next_n(const tachy_headers *h, size_t *cursor, const char **n
 /* ---- the connection and the transport seam ------------------------------------------ */
 
 typedef struct tachy__conn tachy__conn;
+
+/* A connection's socket address: IPv4 or IPv6, the only families a tachy server listens
+ * on. 28 bytes instead of sockaddr_storage's 128 (twice per connection slot). */
+typedef union tachy__sockaddr {
+    struct sockaddr sa;
+    struct sockaddr_in in;
+    struct sockaddr_in6 in6;
+} tachy__sockaddr;
 
 /*
  * The transport seam: how a connection's bytes travel. Plain TCP is c->xp == NULL and is
@@ -144,7 +153,7 @@ struct tachy__conn {
     const tachy__transport *xp; /* NULL: plain socket (the fast path); see tachy__transport */
     void *xp_data;            /* the transport's per-connection state */
     long hs_deadline;         /* ms: the transport's handshake must be done by then */
-    struct sockaddr_storage peer, local;
+    tachy__sockaddr peer, local; /* local: read when first asked (exchange.c) */
     socklen_t peer_len, local_len;
     tachy__buf rbuf, wbuf;
     int last_read_full;       /* the last recv filled all the space it was given */
@@ -298,6 +307,15 @@ typedef enum tachy__conn_next {
 tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle, long *deadline);
 /* Releases a closed connection's memory except the struct itself (pool/ reuses it). */
 void tachy__conn_cleanup(tachy__conn *c);
+/* The connection has become a parked WebSocket (tachy_ws_attach; ws/reader.c calls this
+ * when the pool adopts it) and will never run the HTTP loop again: frees what only HTTP
+ * needs - rbuf and wbuf, the exchange's headers and strings (the exchange is over and
+ * tachy_ws_exchange is NULL from then on), the parser's field references - so that a
+ * parked socket costs little more than its slot. rbuf must be empty (the caller takes
+ * its bytes first: frames that came right behind the upgrade request); unsent bytes in
+ * wbuf are dropped. The transport and the struct stay; tachy__conn_cleanup still runs at
+ * the close. Owner thread. */
+void tachy__conn_shed_http(tachy__conn *c);
 /* The flush rule: called when a response is complete. Flushes unless more pipelined
  * request bytes are already buffered (or readable right now). Owner thread. */
 int tachy__conn_response_done(tachy__conn *c);

@@ -56,6 +56,8 @@ static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer
     }
     tachy__pool_conn_reset(c);
     c->fd = fd;
+    if (plen > sizeof c->peer) /* not IPv4/IPv6: cannot happen on a tachy listener */
+        plen = 0;
     memcpy(&c->peer, peer, plen);
     c->peer_len = plen;
     c->local_len = 0; /* getsockname() when someone asks (tachy__conn_local) */

@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <sched.h>
 #include "tls/tls.h"
+#include "ws/ws.h"
 
 /* ---- the ready ring ------------------------------------------------------------------ */
 
@@ -331,6 +332,7 @@ static void *worker_main(void *arg) {
         serve_token(srv, ev_token(&evs[0]));
     }
 
+    tachy__ws_thread_end(); /* the WebSocket read buffer this thread lent (ws/reader.c) */
     if (srv->opt.on_thread_stop)
         srv->opt.on_thread_stop(srv->opt.thread_hook_user);
     /* Counted down only now, so stop() returns after every stop hook has run (the JNI

@@ -4,12 +4,13 @@
  * A handler that calls tachy_ws_attach returns at once; the HTTP loop then reports the
  * upgraded connection as finished (TACHY__CONN_NEXT_CLOSE). Before closing it, the pool
  * asks ws/ whether this thread's handler attached a WebSocket to it: if so the connection
- * is adopted instead - recorded in pool->ws_of[slot], its epoll registration widened to
- * EPOLLOUT (so a socket that had a full send buffer raises an event when it drains and its
- * queue can go out) - and parked like an idle HTTP connection, without a deadline (the
- * WebSocket's own timers bound it). Each event for it is served here: the owner flushes
- * the queue and reads and handles the frames that are there (ws/reader.c), then parks it
- * again, so one thread at a time runs its callbacks, in order.
+ * is adopted instead - its HTTP memory shed (tachy__ws_take_attached: a parked socket keeps
+ * no buffers, docs/architecture.md), recorded in pool->ws_of[slot], its epoll registration
+ * widened to EPOLLOUT (so a socket that had a full send buffer raises an event when it
+ * drains and its queue can go out) - and parked like an idle HTTP connection, without a
+ * deadline (the WebSocket's own timers bound it). Each event for it is served here: the
+ * owner flushes the queue and reads and handles the frames that are there (ws/reader.c),
+ * then parks it again, so one thread at a time runs its callbacks, in order.
  */
 #include "pool/pool.h"
 

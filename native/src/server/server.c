@@ -211,7 +211,7 @@ TACHY_API int tachy_server_address(const tachy_server *srv, char *host, size_t c
         return TACHY_EINVAL;
     if (!srv->bound)
         return TACHY_ENOTBOUND;
-    return tachy__addr_format(&srv->addr, srv->addr_len, host, cap, port);
+    return tachy__addr_format((const struct sockaddr *)&srv->addr, srv->addr_len, host, cap, port);
 }
 
 TACHY_API int tachy_server_port(const tachy_server *srv) {

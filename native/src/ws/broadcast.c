@@ -36,8 +36,7 @@ static int try_flush_locked(tachy_ws *ws) {
         tachy__ws_die_locked(ws, err);
         return err;
     }
-    if (ws->backlog.cap > TACHY__WS_KEEP_BUF)
-        tachy__buf_free(&ws->backlog);
+    tachy__buf_free(&ws->backlog); /* an empty queue keeps no memory */
     return 1;
 }
 

@@ -4,7 +4,8 @@
  * inflater, the close handshake, limits, ping and idle timers, and every callback.
  *
  * The read side (buffers, message state, inflater) belongs to the connection thread
- * alone; sends from the callbacks go through ws.c like any other sender's.
+ * alone; sends from the callbacks go through ws.c like any other sender's. An attached
+ * reader reads into its pool thread's buffer, lent for one event (borrow_in, return_in).
  */
 #include "ws/ws.h"
 
@@ -21,6 +22,8 @@
 #define READ_STEP 4096        /* minimum read size */
 #define MAX_HDR_VALUES 16     /* Sec-WebSocket-Extensions / -Protocol header lines read */
 #define MIN_SLICE_MS 250      /* shortest periodic wake-up of an idle reader (see below) */
+#define LEFTOVER_COPY 4096    /* attached: an incomplete frame's bytes up to this are copied */
+                              /* out of the thread's buffer when the socket parks */
 
 /* ======================================================================================
  * The read loop (connection thread).
@@ -28,7 +31,11 @@
 
 typedef struct tachy__ws_reader {
     tachy_ws *ws;
-    tachy__buf in; /* received bytes; frames parsed from in.bytes[start, in.len) */
+    /* Received bytes; frames parsed from in.bytes[start, in.len) (in.off is unused).
+     * Attached (nonblock), this is the pool thread's buffer for the length of one
+     * tachy__ws_drive (borrow_in / return_in below); between events the socket keeps
+     * only the bytes of an incomplete frame, in a buffer of their size, or nothing. */
+    tachy__buf in;
     size_t start;
     /* message being received */
     int msg_active;
@@ -638,7 +645,7 @@ static void finish(reader *r) {
     ws->dead = 1;
     ws->stream = NULL;
     ws->frag_active = 0;
-    ws->backlog.len = 0;
+    tachy__buf_free(&ws->backlog);
     tachy_timer *timers[3] = {ws->close_timer, ws->tick_timer, ws->flush_timer};
     ws->close_timer = ws->tick_timer = ws->flush_timer = NULL;
     pthread_cond_broadcast(&ws->cond);
@@ -694,6 +701,67 @@ static int n_registered; /* atomic builtins */
 
 /* Marks the thread in tachy__ws_drive (see tachy_ws.driver). */
 static __thread char drive_mark;
+
+/*
+ * The read buffer of the pool thread, lent to the socket it drives for one event: a parked
+ * WebSocket owns no read buffer of TACHY__WS_THREAD_BUF bytes, only what an incomplete
+ * frame left (see return_in). Empty (data NULL) while lent, so a drive nested on the same
+ * thread would simply make another. Freed by tachy__ws_thread_end.
+ */
+static __thread tachy__buf thread_in;
+
+/* Before run() on an attached socket: r->in becomes the thread's buffer, holding the
+ * socket's leftover bytes (moved to its front). A socket that keeps a buffer at least as
+ * large (a big frame in progress, see return_in) reads into its own. Out of memory: the
+ * socket's own buffer is used and grown as in blocking mode. */
+static void borrow_in(reader *r) {
+    if (r->in.cap >= TACHY__WS_THREAD_BUF)
+        return;
+    tachy__buf *t = &thread_in;
+    if (!t->bytes) {
+        t->bytes = malloc(TACHY__WS_THREAD_BUF);
+        if (!t->bytes)
+            return;
+        t->cap = TACHY__WS_THREAD_BUF;
+    }
+    size_t avail = r->in.len - r->start; /* < TACHY__WS_THREAD_BUF: it fitted r->in */
+    if (avail)
+        memcpy(t->bytes, r->in.bytes + r->start, avail);
+    free(r->in.bytes);
+    r->in = *t;
+    r->in.off = 0;
+    r->in.len = avail;
+    r->start = 0;
+    *t = (tachy__buf){0};
+}
+
+/* After run() on an attached socket: nothing left, r->in goes back to the thread (or is
+ * freed: the thread has one again, or it is not TACHY__WS_THREAD_BUF bytes); the bytes of an
+ * incomplete frame up to LEFTOVER_COPY are copied into a buffer of their size; more than
+ * that (a big frame arriving) and the socket keeps the buffer until the frame is complete,
+ * so it is not copied back and forth on every event. Out of memory: kept as it is. */
+static void return_in(reader *r) {
+    size_t avail = r->in.len - r->start;
+    uint8_t *small = NULL;
+    if (avail > LEFTOVER_COPY || (avail && !(small = malloc(avail))))
+        return;
+    if (avail)
+        memcpy(small, r->in.bytes + r->start, avail);
+    if (!thread_in.bytes && r->in.cap == TACHY__WS_THREAD_BUF) {
+        thread_in = r->in;
+        thread_in.off = thread_in.len = 0;
+    } else {
+        free(r->in.bytes);
+    }
+    r->in = (tachy__buf){0};
+    r->in.bytes = small;
+    r->in.len = r->in.cap = avail;
+    r->start = 0;
+}
+
+void tachy__ws_thread_end(void) {
+    tachy__buf_free(&thread_in);
+}
 
 /* Idle and ping checks on the timers: one one-shot timer per socket, scheduled for the
  * earliest moment something can be due (the ping after ping_interval_ms of silence, the
@@ -870,8 +938,25 @@ tachy_ws *tachy__ws_take_attached(tachy__conn *c) {
         }
     }
     pthread_mutex_unlock(&reg_lock);
-    if (ws)
-        ws->ex = NULL; /* reset with the exchange */
+    if (!ws)
+        return NULL;
+    ws->ex = NULL; /* reset with the exchange */
+    /* Frames sent right behind the upgrade request are in the HTTP read buffer: they
+     * become the reader's first bytes (the first drive reads them), then the memory only
+     * HTTP needs is given back - a parked socket keeps none of it. */
+    reader *r = ws->rd;
+    size_t have = tachy__buf_size(&c->rbuf);
+    if (have && !r->in.bytes) {
+        r->in.bytes = malloc(have);
+        if (r->in.bytes) {
+            memcpy(r->in.bytes, c->rbuf.data + c->rbuf.off, have);
+            r->in.len = r->in.cap = have;
+            tachy__buf_reset(&c->rbuf);
+        }
+    }
+    /* (Out of memory: the bytes stay in rbuf, which the stream reads first; it is kept.) */
+    if (tachy__buf_size(&c->rbuf) == 0)
+        tachy__conn_shed_http(c);
     return ws;
 }
 
@@ -883,7 +968,12 @@ int tachy__ws_drive(tachy_ws *ws) {
         tachy__ws_flush_nowait_locked(ws);
     pthread_mutex_unlock(&ws->lock);
     if (!r->draining) {
+        borrow_in(r);
         int more = run(r);
+        return_in(r);
+        /* Nothing half-assembled: the message buffer is not kept while parked. */
+        if (!r->msg_active || ws->opt.deliver_fragments)
+            tachy__buf_free(&r->msg);
         __atomic_store_n(&ws->driver, NULL, __ATOMIC_RELEASE);
         if (more == 1) {
             /* A resume from another thread between run's check and here kicked the

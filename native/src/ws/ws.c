@@ -41,7 +41,7 @@ void tachy__ws_die_locked(tachy_ws *ws, int err) {
         if (ws->stream)
             tachy_stream_shutdown(ws->stream);
     }
-    ws->backlog.len = 0;
+    tachy__buf_free(&ws->backlog);
     pthread_cond_broadcast(&ws->cond);
 }
 
@@ -55,9 +55,7 @@ int tachy__ws_flush_backlog_locked(tachy_ws *ws, long long deadline) {
         tachy__ws_die_locked(ws, (int)rc);
         return (int)rc;
     }
-    ws->backlog.len = 0;
-    if (ws->backlog.cap > TACHY__WS_KEEP_BUF)
-        tachy__buf_free(&ws->backlog);
+    tachy__buf_free(&ws->backlog); /* an empty queue keeps no memory */
     return 0;
 }
 
@@ -94,8 +92,7 @@ int tachy__ws_flush_nowait_locked(tachy_ws *ws) {
         memmove(ws->backlog.bytes, ws->backlog.bytes + w, ws->backlog.len);
         return 0;
     }
-    if (ws->backlog.cap > TACHY__WS_KEEP_BUF)
-        tachy__buf_free(&ws->backlog);
+    tachy__buf_free(&ws->backlog); /* an empty queue keeps no memory (parked sockets) */
     return 1;
 }
 
@@ -331,8 +328,8 @@ static int send_message(tachy_ws *ws, int type, const void *data, size_t len) {
             rc = tachy__ws_write_frame_locked(ws, 1, 1, type, ws->zbuf.bytes, ws->zbuf.len);
         else
             tachy__ws_die_locked(ws, rc); /* the compression context is lost: fail the connection */
-        if (ws->zbuf.cap > TACHY__WS_KEEP_BUF)
-            tachy__buf_free(&ws->zbuf);
+        if (ws->parked || ws->zbuf.cap > TACHY__WS_KEEP_BUF)
+            tachy__buf_free(&ws->zbuf); /* attached: not kept while parked */
     } else {
         rc = tachy__ws_write_frame_locked(ws, 1, 0, type, data, len);
     }

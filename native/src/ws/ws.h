@@ -178,7 +178,8 @@ struct tachy_ws {
     int close_sent;
     int frag_active;      /* a fragmented message is being sent */
     tachy_stream *stream; /* NULL once the connection is gone */
-    tachy__buf backlog; /* unsent rest of broadcast frames: written before anything else */
+    tachy__buf backlog; /* unsent rest of broadcast frames: written before anything else; */
+                        /* freed whenever it empties (a parked socket keeps no queue) */
     int refs;             /* atomic builtins */
     int aborted;
     int send_err; /* first send failure, reported by the reader */
@@ -197,7 +198,7 @@ struct tachy_ws {
     int frag_type;
     tachy__utf8 frag_utf8;
     tachy__deflater *deflater; /* created at the first compressed send */
-    tachy__buf zbuf;         /* compressed payload scratch */
+    tachy__buf zbuf;         /* compressed payload scratch (attached: freed after each send) */
 
     /* Attached connections (tachy_ws_attach): no thread of their own. Constant after
      * attach unless said otherwise. */
@@ -229,6 +230,8 @@ struct tachy_ws {
 
 #define TACHY__WS_KEEP_BUF (64 * 1024) /* buffers larger than this are freed after use */
 #define TACHY__WS_SMALL_FRAME 4096     /* frames up to this: one copy, one write */
+#define TACHY__WS_THREAD_BUF (64 * 1024) /* attached sockets read into the pool thread's */
+                                         /* buffer of this size (reader.c) */
 
 /* Milliseconds left until deadline (-1 = none), clamped to int; 0 when past. */
 int tachy__ws_ms_left(long long deadline);
@@ -263,7 +266,9 @@ void tachy__ws_arm_close_timer_locked(tachy_ws *ws);
 /* ---- reader.c: attached connections (driven by pool/wspark.c) ----------------------- */
 
 /* The WebSocket the calling thread's handler attached to c with tachy_ws_attach, taken
- * (the thread forgets it), or NULL. The caller owns the read side from then on. */
+ * (the thread forgets it), or NULL. The caller owns the read side from then on. Bytes
+ * already in c's HTTP read buffer (frames right behind the upgrade request) move to the
+ * reader, and c sheds its HTTP memory (tachy__conn_shed_http). Owner of c. */
 tachy_ws *tachy__ws_take_attached(tachy__conn *c);
 /* Serves an attached connection's event (owner of its connection): flushes the backlog,
  * reads and handles every frame that is there, running the callbacks. 1: park it again
@@ -273,6 +278,11 @@ int tachy__ws_drive(tachy_ws *ws);
  * after a 1001 close frame when none was sent), the socket forgotten, timers cancelled,
  * the connection's reference dropped. Owner of the connection. */
 void tachy__ws_detach(tachy_ws *ws);
+
+/* Frees the calling thread's WebSocket read buffer (reader.c: attached sockets borrow it
+ * for one tachy__ws_drive). pool/workers.c calls it when a pool thread ends; any thread
+ * that ran tachy__ws_drive must. Calling thread. */
+void tachy__ws_thread_end(void);
 
 /* Sends a close frame once (lock held). 0 or TACHY_E*. */
 int tachy__ws_send_close_locked(tachy_ws *ws, int code, const char *reason, size_t rlen);
