@@ -675,7 +675,7 @@ static void pipelined_one_write(void **state) {
         assert_non_null(strstr(r.body, want));
         resp_free(&r);
     }
-    /* Sixteen responses, one SSL_write, one send (tls.c counts a send before making it,
+    /* Sixteen responses, one SSL_write, one send (tls/bio.c counts a send before making it,
      * so what the client has read is counted by now). */
     assert_int_equal(ts_server_writes(srv) - w0, 1);
 

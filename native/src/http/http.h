@@ -55,7 +55,7 @@ typedef struct tachy__conn tachy__conn;
 /*
  * The transport seam: how a connection's bytes travel. Plain TCP is c->xp == NULL and is
  * done inline with recv/sendmsg (one predictable branch, no call); any other transport
- * (tls.c's OpenSSL; later a foreign one driven by a Java SSLEngine) fills this table.
+ * (tls/transport.c's OpenSSL; later a foreign one driven by a Java SSLEngine) fills this table.
  * Connection-mode functions run on the thread that owns the connection and use the
  * socket's SO_RCVTIMEO/SO_SNDTIMEO like the plain path; stream-mode functions (after an
  * upgrade) may run concurrently from a reader and a writer thread.
