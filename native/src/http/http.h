@@ -15,7 +15,10 @@
  *
  * http/ includes base/ and server/; tls/, ws/ and pool/ include http/. A connection's
  * fields belong to the thread that owns it (pool/pool.h says how ownership moves), except
- * `fd` shutdown (under srv->lock) and the exchange hand-off fields (under conn->lock).
+ * `fd` shutdown and `shut` (stop() and the watchdog shut a socket down under srv->lock; a
+ * TLS handshake eviction under its config's hs_lock, tls/handshake.c: each lock keeps the
+ * descriptor from being closed and reused meanwhile) and the exchange hand-off fields
+ * (under conn->lock).
  */
 #ifndef TACHY__SRC_HTTP_HTTP_H
 #define TACHY__SRC_HTTP_HTTP_H

@@ -77,7 +77,7 @@ TACHY_API int tachy_tls_config_create(tachy_tls_config **out) {
     SSL_CTX_set_alpn_select_cb(cfg->ctx, alpn_select, NULL);
     atomic_init(&cfg->refs, 1);
     atomic_init(&cfg->frozen, 0);
-    atomic_init(&cfg->handshakes, 0);
+    pthread_mutex_init(&cfg->hs_lock, NULL);
     cfg->max_handshakes = TACHY_TLS_DEFAULT_MAX_HANDSHAKES;
     *out = cfg;
     return 0;
@@ -89,6 +89,7 @@ static void tls_config_release(tachy_tls_config *cfg) {
         return;
     SSL_CTX_free(cfg->ctx);
     X509_STORE_free(cfg->client_cas);
+    pthread_mutex_destroy(&cfg->hs_lock);
     free(cfg);
 }
 

@@ -21,6 +21,8 @@
 #define CORK_FLUSH_AT (64 * 1024) /* collected records leave once this much is waiting */
 #define CORK_KEEP (32 * 1024)     /* a larger collection buffer is freed after the flush */
 
+typedef struct tls_conn tls_conn;
+
 struct tachy_tls_config {
     SSL_CTX *ctx;
     atomic_int refs;
@@ -29,10 +31,18 @@ struct tachy_tls_config {
     X509_STORE *client_cas; /* trust anchors for client certificates (NULL: none added) */
     int client_auth;   /* TACHY_TLS_CLIENT_AUTH_* */
     int max_handshakes; /* SSL objects in handshake at once (0: no cap) */
-    atomic_int handshakes; /* SSL objects of this config whose handshake is in progress */
+    /* The handshake cap's bookkeeping (handshake.c), under hs_lock. Shared by every
+     * server given this config. */
+    pthread_mutex_t hs_lock;
+    tls_conn *hs_head, *hs_tail; /* handshakes in progress, oldest first */
+    int handshakes;    /* in that list */
+    int evicted;       /* evicted from it (socket shut down), not yet freed */
 };
 
-typedef struct tls_conn {
+/* tls_conn.hs: where a connection is in its config's handshake bookkeeping (hs_lock). */
+enum { TLS_HS_NONE, TLS_HS_LISTED, TLS_HS_EVICTED };
+
+struct tls_conn {
     SSL *ssl;
     tachy__conn *c;
     int fd;
@@ -42,10 +52,13 @@ typedef struct tls_conn {
     int fatal;         /* an SSL or I/O error: no close_notify */
     int notified;      /* close_notify sent */
     int logged;        /* the one debug line per connection was written */
-    int counted;       /* counted in cfg->handshakes (SSL object made, handshake not done) */
+    int counted;       /* owner's view: t has a place in the handshake bookkeeping (listed
+                          or evicted) that tachy__tls_hs_uncount has not given back yet */
+    int hs;            /* TLS_HS_*, under cfg->hs_lock */
+    tls_conn *hs_prev, *hs_next; /* cfg's list of handshakes in progress (hs_lock) */
     tachy__buf out;    /* collected records (cork) */
     pthread_mutex_t lock; /* stream mode: one SSL call at a time */
-} tls_conn;
+};
 
 static inline tls_conn *TLS(const tachy__conn *c) { return (tls_conn *)c->xp_data; }
 
@@ -66,12 +79,14 @@ int tachy__tls_out_flush(tls_conn *t);
  * TLS handshake record, for OpenSSL to reject), TACHY_ETIMEDOUT while it is incomplete, 0 at
  * EOF, else TACHY_E*. Never consumes a byte. Owner thread. */
 int tachy__tls_hello_arrived(tls_conn *t);
-/* Makes t's SSL object (the first ClientHello record has arrived). 0 or TACHY_E*. Owner
- * thread. */
+/* Makes t's SSL object (the first ClientHello record has arrived), taking a place in the
+ * handshake cap (evicting the oldest handshake if it is full). 0 or TACHY_E*. Owner
+ * thread; takes cfg->hs_lock. */
 int tachy__tls_new_ssl(tls_conn *t);
-/* The handshake is over (done, or the connection fails): give back t's place in the cap.
- * Owner thread. */
-void tachy__tls_hs_uncount(tls_conn *t);
+/* Gives back t's place in the cap: at_free 0 when its handshake is done (an evicted
+ * connection keeps its count until it is freed), 1 when t is freed (always). Owner thread;
+ * takes cfg->hs_lock when t has a place. */
+void tachy__tls_hs_uncount(tls_conn *t, int at_free);
 
 /* ---- transport.c ---------------------------------------------------------------------- */
 

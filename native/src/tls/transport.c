@@ -127,11 +127,11 @@ static ssize_t tls_read(tachy__conn *c, void *buf, size_t len, int flags) {
             continue;
         }
         if (t->counted && SSL_is_init_finished(t->ssl))
-            tachy__tls_hs_uncount(t);
+            tachy__tls_hs_uncount(t, 0);
         return fail_code(t, e);
     }
     if (t->counted && SSL_is_init_finished(t->ssl))
-        tachy__tls_hs_uncount(t);
+        tachy__tls_hs_uncount(t, 0);
     return (ssize_t)got;
 }
 
@@ -284,7 +284,7 @@ static void tls_shutdown(tachy__conn *c) {
 static void tls_free(tachy__conn *c) {
     tls_conn *t = TLS(c);
     tls_shutdown(c);
-    tachy__tls_hs_uncount(t);
+    tachy__tls_hs_uncount(t, 1); /* before the socket is closed: see handshake.c */
     SSL_free(t->ssl); /* frees the BIO too; NULL before the ClientHello */
     ERR_clear_error();
     tachy__buf_free(&t->out);
