@@ -168,7 +168,8 @@ struct tachy__conn {
                                  lock; see dispatch.c) */
     int resume;               /* the lent exchange was closed: the next run ends it first */
     int resume_close;         /* ... and then closes the connection (a closer gave up) */
-    atomic_int shut;          /* socket shut down by stop() */
+    atomic_int shut;          /* socket shut down: by stop(), the watchdog (maxReqTime...)
+                                 or a TLS handshake eviction (tls/handshake.c) */
     int started;              /* per-connection setup done */
     int served;               /* requests served on this connection */
     long head_started;        /* ms: first byte of the current request head */
