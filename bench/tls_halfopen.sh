@@ -13,6 +13,11 @@
 #             server closes the connection, counted as "closed").
 # Prints, per mode, the RSS before/after and (after - before) / N in KB per connection, then
 # checks that a real client (curl) is still served while the N connections are held.
+# Then the lock-out check:
+#   flood   - N connections, each sending a whole ClientHello and then nothing, held for
+#             FLOOD_S seconds (8); each one the server closes is opened again at once, as an
+#             attacker would. Meanwhile a real client (curl, 2 s limit) asks for / every
+#             0.3 s; prints how many of its requests were served and the server's peak RSS.
 # Needs openssl, curl and python3. N defaults to 2000 (ulimit -n is raised to fit).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -94,4 +99,54 @@ for mode in ("silent", "partial", "hello"):
     for s in socks:
         s.close()
     time.sleep(0.5)
+
+# The lock-out check: stalled whole-ClientHello handshakes, reopened as the server closes
+# them, while a real client keeps asking.
+import selectors, threading
+flood_s = float(__import__("os").environ.get("FLOOD_S", "8"))
+before = settle()
+sel = selectors.DefaultSelector()
+def open_one():
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=2)
+        s.sendall(full)
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ)
+        return 1
+    except OSError:
+        return 0
+opened = sum(open_one() for _ in range(n))
+stop = threading.Event()
+served = [0, 0]
+def real_client():
+    while not stop.is_set():
+        code = subprocess.run(["curl", "-sk", "-m", "2", "-o", "/dev/null", "-w", "%{http_code}",
+                               f"https://127.0.0.1:{port}/"], capture_output=True,
+                              text=True).stdout
+        served[1] += 1
+        served[0] += code == "200"
+        stop.wait(0.3)
+th = threading.Thread(target=real_client)
+th.start()
+peak, reopened, end = rss_kb(), 0, time.monotonic() + flood_s
+while time.monotonic() < end:
+    for key, _ in sel.select(timeout=0.05):
+        s = key.fileobj
+        try:
+            if s.recv(65536):
+                continue  # the server's flight: never answered
+        except BlockingIOError:
+            continue
+        except OSError:
+            pass
+        sel.unregister(s)
+        s.close()
+        reopened += open_one()
+    peak = max(peak, rss_kb())
+stop.set()
+th.join()
+print(f"flood    N={n} for {flood_s:.0f} s: real client served {served[0]}/{served[1]}"
+      f", {reopened} reopened after the server closed them, RSS {before} -> peak {peak} KB")
+for key in list(sel.get_map().values()):
+    key.fileobj.close()
 PY

@@ -20,6 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -675,7 +679,7 @@ static void pipelined_one_write(void **state) {
         assert_non_null(strstr(r.body, want));
         resp_free(&r);
     }
-    /* Sixteen responses, one SSL_write, one send (tls.c counts a send before making it,
+    /* Sixteen responses, one SSL_write, one send (tls/bio.c counts a send before making it,
      * so what the client has read is counted by now). */
     assert_int_equal(ts_server_writes(srv) - w0, 1);
 
@@ -1470,9 +1474,17 @@ static int closed_within(int fd, int ms) {
     return eof;
 }
 
-/* Connections that sent nothing or part of a ClientHello hold no TLS state and do not count
- * against the cap; whole ClientHellos beyond it are closed at once; a real client is served
- * while the cap is not full, and again once stalled handshakes are gone. */
+/* 1 when the server has sent fd something (its flight for a ClientHello) within ms. */
+static int answered_within(int fd, int ms) {
+    struct pollfd pf = {fd, POLLIN, 0};
+    unsigned char b[1];
+    return poll(&pf, 1, ms) == 1 && recv(fd, b, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
+}
+
+/* The cap with eviction. Connections that sent nothing or part of a ClientHello hold no TLS
+ * state and do not count; a whole ClientHello that finds the cap full evicts the oldest
+ * handshake in progress (closed) and takes its place, and so does a real client, which is
+ * then served; places and evictions are given back when connections go. */
 static void handshake_cap(void **state) {
     (void)state;
     tachy_tls_config *c;
@@ -1495,42 +1507,326 @@ static void handshake_cap(void **state) {
     tc *t = tc_open(p); /* the cap is not touched by the half-open ones */
     free(tc_get(t, "/"));
     tc_close(t);
+    /* Two stalled handshakes fill the cap, the first one oldest. */
     int stall[2];
     for (int i = 0; i < 2; i++) {
         stall[i] = ts_connect(p);
         ts_send(stall[i], hello, (long)hl);
+        assert_true(answered_within(stall[i], 3000)); /* it holds its place */
     }
-    /* Wait until both stalled handshakes hold their place (the server has answered). */
-    for (int i = 0; i < 2; i++) {
-        unsigned char b[1];
-        assert_true(recv(stall[i], b, 1, MSG_PEEK) == 1);
-    }
+    /* A third evicts the oldest and takes its place; the other one stays. */
     int third = ts_connect(p);
     ts_send(third, hello, (long)hl);
-    assert_true(closed_within(third, 3000)); /* beyond the cap: closed */
-    close(third);
-    assert_null(tc_open_ex(p, 0, NULL));     /* so is a real client, while the cap is full */
-    for (int i = 0; i < HALF; i++)
-        assert_false(closed_within(half[i], 1)); /* the half-open ones are still there */
-    for (int i = 0; i < 2; i++)
-        close(stall[i]);
-    /* Places are given back when a connection goes: real clients are served again. */
-    long end = ts_now_ms() + CLOSE_WAIT_MS;
-    tc *ok = NULL;
-    while (!ok && ts_now_ms() < end) {
-        ok = tc_open_ex(p, 0, NULL);
-        if (!ok)
-            ts_sleep_ms(20);
-    }
+    assert_true(closed_within(stall[0], 3000));
+    assert_true(answered_within(third, 3000));
+    assert_false(closed_within(stall[1], 100));
+    /* A real client is served while the cap is full: it evicts stall[1], now the oldest. */
+    tc *ok = tc_open_ex(p, 0, NULL);
     assert_non_null(ok);
     free(tc_get(ok, "/"));
     tc_close(ok);
-    /* The rest of a half ClientHello completes a handshake made from it. */
+    assert_true(closed_within(stall[1], 3000));
+    assert_false(closed_within(third, 100)); /* the newest stays */
+    for (int i = 0; i < HALF; i++)
+        assert_false(closed_within(half[i], 1)); /* the half-open ones are still there */
+    /* The real client's place was given back when its handshake ended: a fourth fits
+     * without evicting anyone. */
+    int fourth = ts_connect(p);
+    ts_send(fourth, hello, (long)hl);
+    assert_true(answered_within(fourth, 3000));
+    assert_false(closed_within(third, 200));
+    /* The rest of a half ClientHello completes one made from it: it evicts third. */
     ts_send(half[1], hello + hl / 2, (long)(hl - hl / 2));
-    unsigned char b[1];
-    assert_true(recv(half[1], b, 1, MSG_PEEK) == 1); /* the server's flight */
+    assert_true(answered_within(half[1], 3000)); /* the server's flight */
+    assert_true(closed_within(third, 3000));
+    assert_false(closed_within(fourth, 100));
+    for (int i = 0; i < 2; i++)
+        close(stall[i]);
+    close(third);
+    close(fourth);
     for (int i = 0; i < HALF; i++)
         close(half[i]);
+    free(hello);
+    assert_true(wait_no_connections(s, CLOSE_WAIT_MS));
+    ts_stop(s);
+}
+
+/* A TCP connection to 127.0.0.1:p with send/receive timeouts of ms, or -1. Any thread (no
+ * cmocka assertion). */
+static int raw_connect(int p, int ms) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in sin;
+    memset(&sin, 0, sizeof sin);
+    sin.sin_family = AF_INET;
+    sin.sin_port = htons((uint16_t)p);
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    if (connect(fd, (struct sockaddr *)&sin, sizeof sin) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* A GET / over a TLS handshake on fd: 1 if the answer was a 200. */
+static int real_client_request(int fd) {
+    SSL *ssl = SSL_new(cctx);
+    int ok = 0;
+    SSL_set_fd(ssl, fd);
+    SSL_set_tlsext_host_name(ssl, "localhost");
+    SSL_set1_host(ssl, "localhost");
+    static const char req[] = "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    if (SSL_connect(ssl) == 1 && SSL_write(ssl, req, (int)sizeof req - 1) == (int)sizeof req - 1) {
+        char buf[4096];
+        size_t got = 0;
+        int n;
+        while (got < sizeof buf - 1 && (n = SSL_read(ssl, buf + got, (int)(sizeof buf - 1 - got))) > 0)
+            got += (size_t)n;
+        buf[got] = '\0';
+        ok = strncmp(buf, "HTTP/1.1 200", 12) == 0;
+    }
+    ERR_clear_error();
+    SSL_free(ssl);
+    return ok;
+}
+
+/* One request by a real TLS client (verifying the server), every wait bounded by ms:
+ * 1 if it got a 200, else 0. Any thread. OpenSSL's socket BIO writes with write(): a
+ * SIGPIPE it raises (the server closed first) is blocked in this thread and taken here, so
+ * the process keeps the default disposition the other tests rely on. */
+static int real_client_served(int p, int ms) {
+    sigset_t pipe_set, old_set;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+    int ok = 0;
+    int fd = raw_connect(p, ms);
+    if (fd >= 0) {
+        ok = real_client_request(fd);
+        close(fd);
+    }
+    sigset_t pending;
+    sigpending(&pending);
+    if (sigismember(&pending, SIGPIPE)) {
+        const struct timespec zero = {0, 0};
+        sigtimedwait(&pipe_set, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+    return ok;
+}
+
+/* Opens n stalled handshakes (a whole ClientHello each, then nothing) into fds; 0 for each
+ * that could not connect. */
+static void open_stalled(int p, const unsigned char *hello, size_t hl, int *fds, int n) {
+    for (int i = 0; i < n; i++) {
+        fds[i] = raw_connect(p, 2000);
+        if (fds[i] >= 0 && send(fds[i], hello, hl, MSG_NOSIGNAL) != (ssize_t)hl) {
+            close(fds[i]);
+            fds[i] = -1;
+        }
+    }
+}
+
+/* 1 once the server has answered fd's ClientHello or closed fd, within ms. */
+static int handled_within(int fd, int ms) {
+    struct pollfd pf = {fd, POLLIN, 0};
+    return poll(&pf, 1, ms) == 1;
+}
+
+/* The lock-out the eviction prevents: far more stalled connections than the cap - silent,
+ * half a ClientHello, a whole one - are held open (the handshake deadline is 10 s), and a
+ * real client is still served, at once and again and again; the stalled handshakes the
+ * server keeps never exceed the cap. (Under valgrind, where a handshake's server side takes
+ * ~100 ms, with a smaller cap and longer limits.) */
+static void stalled_handshakes_do_not_lock_out(void **state) {
+    (void)state;
+    enum { MAX_CAP = 32, REAL = 8 };
+    int slow = ts_under_valgrind();
+    const int CAP = slow ? 8 : MAX_CAP, WHOLE = 3 * CAP, SILENT = CAP, HALFS = CAP;
+    const int limit_ms = slow ? 20000 : 3000;
+    tachy_tls_config *c;
+    assert_int_equal(tachy_tls_config_create(&c), 0);
+    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    assert_int_equal(tachy_tls_config_set_max_handshakes(c, CAP), 0);
+    int p;
+    tachy_server *s = start_https(c, NULL, &p);
+    tachy_tls_config_free(c);
+    size_t hl;
+    unsigned char *hello = client_hello(&hl);
+    int silent[MAX_CAP], halfs[MAX_CAP], whole[3 * MAX_CAP];
+    for (int i = 0; i < SILENT; i++)
+        silent[i] = ts_connect(p);
+    for (int i = 0; i < HALFS; i++) {
+        halfs[i] = ts_connect(p);
+        ts_send(halfs[i], hello, (long)(hl / 2));
+    }
+    open_stalled(p, hello, hl, whole, WHOLE);
+    for (int i = 0; i < WHOLE; i++)
+        assert_true(whole[i] >= 0);
+    for (int i = 0; i < WHOLE; i++) /* the server has handled them all: the cap is full */
+        assert_true(handled_within(whole[i], limit_ms));
+    for (int i = 0; i < REAL; i++) {
+        long t0 = ts_now_ms();
+        assert_true(real_client_served(p, limit_ms));
+        assert_true(ts_now_ms() - t0 < limit_ms);
+    }
+    /* The server keeps at most CAP of the whole ClientHellos; the oldest went first. */
+    int open_whole = 0;
+    for (int i = 0; i < WHOLE; i++)
+        open_whole += !closed_within(whole[i], 20);
+    assert_true(open_whole <= CAP);
+    assert_true(closed_within(whole[0], 1000));
+    for (int i = 0; i < SILENT; i++)
+        assert_false(closed_within(silent[i], 1)); /* no TLS state: untouched */
+    for (int i = 0; i < SILENT; i++)
+        close(silent[i]);
+    for (int i = 0; i < HALFS; i++)
+        close(halfs[i]);
+    for (int i = 0; i < WHOLE; i++)
+        close(whole[i]);
+    free(hello);
+    assert_true(wait_no_connections(s, CLOSE_WAIT_MS));
+    ts_stop(s);
+}
+
+typedef struct flood_arg {
+    int port;
+    const unsigned char *hello;
+    size_t hl;
+    long until;        /* ms: stop then */
+    int pace_ms;       /* an attacker's pause after each reopen */
+    int held;          /* an attacker's stalled handshakes (<= FLOOD_MAX_HELD) */
+    int limit_ms;      /* a real client's limit per request */
+    atomic_int *reopened;
+    int served, tried; /* real clients */
+} flood_arg;
+
+enum { FLOOD_MAX_CAP = 64, FLOOD_MAX_HELD = 32, FLOOD_MAX_REOPEN = 1000 };
+
+/* An attacker: holds a->held stalled handshakes and opens a new one for each the server
+ * closes (pausing a->pace_ms after each), until a->until (and at most FLOOD_MAX_REOPEN
+ * times). */
+static void *flood_thread(void *arg) {
+    flood_arg *a = arg;
+    int fds[FLOOD_MAX_HELD];
+    open_stalled(a->port, a->hello, a->hl, fds, a->held);
+    int reopened = 0;
+    while (ts_now_ms() < a->until && reopened < FLOOD_MAX_REOPEN) {
+        struct pollfd pf[FLOOD_MAX_HELD];
+        for (int i = 0; i < a->held; i++)
+            pf[i] = (struct pollfd){fds[i], POLLIN, 0};
+        if (poll(pf, a->held, 20) < 0 && errno != EINTR)
+            break;
+        for (int i = 0; i < a->held; i++) {
+            if (fds[i] >= 0 && !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            if (fds[i] >= 0) {
+                char b[4096];
+                ssize_t n = recv(fds[i], b, sizeof b, MSG_DONTWAIT);
+                if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)))
+                    continue; /* the server's flight, never answered */
+                close(fds[i]);
+            }
+            open_stalled(a->port, a->hello, a->hl, &fds[i], 1);
+            reopened++;
+            ts_sleep_ms(a->pace_ms);
+        }
+    }
+    for (int i = 0; i < a->held; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    atomic_fetch_add(a->reopened, reopened);
+    return NULL;
+}
+
+/* A real client: requests one after another until a->until, each bounded to 3 s. */
+static void *real_thread(void *arg) {
+    flood_arg *a = arg;
+    while (ts_now_ms() < a->until && a->tried < 200) {
+        a->tried++;
+        a->served += real_client_served(a->port, a->limit_ms);
+    }
+    return NULL;
+}
+
+/* Attackers on several threads keep the cap full of stalled handshakes (more than the cap,
+ * reopening what the server evicts) while real clients on other threads make requests:
+ * the real clients are served (before eviction: none until the stalled ones' deadline; a
+ * real client is evicted only when FLOOD_CAP newer ClientHellos come during its handshake,
+ * hence the attackers' pace), and afterwards the cap's bookkeeping is intact: FLOOD_CAP
+ * stalled handshakes all keep their places, and evictions still work (an evicted count
+ * that leaked would refuse newcomers after FLOOD_CAP / 8 + 1). */
+static void handshake_evictions_concurrent(void **state) {
+    (void)state;
+    enum { FLOODERS = 3, REALS = 2 };
+    /* Under valgrind a handshake's server side takes ~100 ms: fewer, slower, longer. */
+    int slow = ts_under_valgrind();
+    const int FLOOD_CAP = slow ? 16 : FLOOD_MAX_CAP, per_attacker = slow ? 8 : FLOOD_MAX_HELD;
+    const int limit_ms = slow ? 20000 : 3000;
+    tachy_tls_config *c;
+    assert_int_equal(tachy_tls_config_create(&c), 0);
+    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    assert_int_equal(tachy_tls_config_set_max_handshakes(c, FLOOD_CAP), 0);
+    int p;
+    tachy_server *s = start_https(c, NULL, &p);
+    tachy_tls_config_free(c);
+    size_t hl;
+    unsigned char *hello = client_hello(&hl);
+    atomic_int reopened = 0;
+    long until = ts_now_ms() + (slow ? 15000 : 2500);
+    int pace = slow ? 300 : 5;
+    flood_arg fa[FLOODERS], ra[REALS];
+    pthread_t ft[FLOODERS], rt[REALS];
+    for (int i = 0; i < FLOODERS; i++) {
+        fa[i] = (flood_arg){p, hello, hl, until, pace, per_attacker, limit_ms, &reopened, 0, 0};
+        assert_int_equal(pthread_create(&ft[i], NULL, flood_thread, &fa[i]), 0);
+    }
+    ts_sleep_ms(slow ? 3000 : 300); /* the cap is full before the real clients come */
+    for (int i = 0; i < REALS; i++) {
+        ra[i] = (flood_arg){p, hello, hl, until, pace, per_attacker, limit_ms, &reopened, 0, 0};
+        assert_int_equal(pthread_create(&rt[i], NULL, real_thread, &ra[i]), 0);
+    }
+    for (int i = 0; i < REALS; i++)
+        pthread_join(rt[i], NULL);
+    for (int i = 0; i < FLOODERS; i++)
+        pthread_join(ft[i], NULL);
+    int served = 0, tried = 0;
+    for (int i = 0; i < REALS; i++) {
+        served += ra[i].served;
+        tried += ra[i].tried;
+    }
+    print_message("real clients served %d/%d while %d stalled handshakes were reopened\n",
+                  served, tried, atomic_load(&reopened));
+    assert_true(atomic_load(&reopened) > 0); /* the cap was full: evictions happened */
+    assert_true(tried > 0);
+    assert_true(served * 2 >= tried); /* at least half served (before: none) */
+    assert_true(wait_no_connections(s, CLOSE_WAIT_MS));
+    /* Bookkeeping intact: FLOOD_CAP stalled handshakes fit without evicting each other... */
+    int kept[FLOOD_MAX_CAP];
+    for (int i = 0; i < FLOOD_CAP; i++) {
+        kept[i] = ts_connect(p);
+        ts_send(kept[i], hello, (long)hl);
+        assert_true(answered_within(kept[i], limit_ms));
+    }
+    for (int i = 0; i < FLOOD_CAP; i++)
+        assert_false(closed_within(kept[i], 20));
+    /* ... and more than FLOOD_CAP / 8 + 1 evictions in a row, each waited for, all work. */
+    for (int k = 0; k < FLOOD_CAP / 8 + 3; k++) {
+        int i = k % FLOOD_CAP;
+        int fd = ts_connect(p);
+        ts_send(fd, hello, (long)hl);
+        assert_true(answered_within(fd, limit_ms));
+        assert_true(closed_within(kept[i], limit_ms)); /* the oldest */
+        close(kept[i]);
+        kept[i] = fd;
+    }
+    assert_true(real_client_served(p, limit_ms));
+    for (int i = 0; i < FLOOD_CAP; i++)
+        close(kept[i]);
     free(hello);
     assert_true(wait_no_connections(s, CLOSE_WAIT_MS));
     ts_stop(s);
@@ -1559,6 +1855,8 @@ int main(void) {
         cmocka_unit_test(client_auth_need),
         cmocka_unit_test(client_auth_want),
         cmocka_unit_test(handshake_cap),
+        cmocka_unit_test(stalled_handshakes_do_not_lock_out),
+        cmocka_unit_test(handshake_evictions_concurrent),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -19,8 +19,9 @@
  * flight is awaited, the connection waits in the server's park set like an idle keep-alive
  * connection. No TLS state exists before the ClientHello is complete, so a connection that
  * sends nothing or part of a ClientHello costs a few KB (bench/tls_halfopen.sh), not the
- * ~50 KB of an SSL object in handshake; at most tachy_tls_config_set_max_handshakes (1024 by default) handshakes
- * of a config are in progress at once. The handshake must be done within
+ * ~50 KB of an SSL object in handshake; at most tachy_tls_config_set_max_handshakes (1024
+ * by default) handshakes of a config are in progress at once (a new one evicts the oldest,
+ * so stalled handshakes cannot lock real clients out). The handshake must be done within
  * tls_handshake_time_ms (tachy_options; 10 s, or idle_interval_ms if lower) of accept;
  * after that the connection is closed. A client that sends plain HTTP to the TLS port is
  * closed at once (one DEBUG log line per connection, with OpenSSL's reason).
@@ -131,8 +132,12 @@ TACHY_API int tachy_tls_config_set_ciphers(tachy_tls_config *cfg, const char *tl
  * At most max TLS handshakes of connections using cfg are in progress at once (0: no cap;
  * default TACHY_TLS_DEFAULT_MAX_HANDSHAKES). A handshake counts from its complete
  * ClientHello (connections that have sent less hold no TLS state and do not count) until
- * it is done or the connection closes; a connection whose ClientHello would exceed the
- * cap is closed at once (one DEBUG log line). Shared by every server given cfg.
+ * it is done or the connection closes. A ClientHello that finds the cap full evicts the
+ * oldest handshake in progress (its connection is closed) and takes its place, so clients
+ * that stall their handshakes cannot lock real clients out until the handshake deadline;
+ * at most max / 8 + 1 evicted connections may be waiting to be freed, and with that many
+ * a newcomer is closed at once instead (one DEBUG log line each, evicted or refused).
+ * Shared by every server given cfg.
  * TACHY_EINVAL for max < 0, TACHY_ESTATE once given to a server. Configuring thread only.
  */
 TACHY_API int tachy_tls_config_set_max_handshakes(tachy_tls_config *cfg, int max);

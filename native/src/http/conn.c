@@ -188,7 +188,7 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
             int idle = avail == 0;
             if (c->xp && !c->xp->ready(c)) {
                 /* Mid-handshake: the client's next flight is awaited in the park set, not
-                 * counted as idle, until the handshake deadline (tls.c). */
+                 * counted as idle, until the handshake deadline (tls/handshake.c). */
                 deadline = c->hs_deadline;
                 idle = 0;
                 if (deadline <= tachy__now_ms())

@@ -15,7 +15,10 @@
  *
  * http/ includes base/ and server/; tls/, ws/ and pool/ include http/. A connection's
  * fields belong to the thread that owns it (pool/pool.h says how ownership moves), except
- * `fd` shutdown (under srv->lock) and the exchange hand-off fields (under conn->lock).
+ * `fd` shutdown and `shut` (stop() and the watchdog shut a socket down under srv->lock; a
+ * TLS handshake eviction under its config's hs_lock, tls/handshake.c: each lock keeps the
+ * descriptor from being closed and reused meanwhile) and the exchange hand-off fields
+ * (under conn->lock).
  */
 #ifndef TACHY__SRC_HTTP_HTTP_H
 #define TACHY__SRC_HTTP_HTTP_H
@@ -64,7 +67,7 @@ typedef union tachy__sockaddr {
 /*
  * The transport seam: how a connection's bytes travel. Plain TCP is c->xp == NULL and is
  * done inline with recv/sendmsg (one predictable branch, no call); any other transport
- * (tls.c's OpenSSL; later a foreign one driven by a Java SSLEngine) fills this table.
+ * (tls/transport.c's OpenSSL; later a foreign one driven by a Java SSLEngine) fills this table.
  * Connection-mode functions run on the thread that owns the connection and use the
  * socket's SO_RCVTIMEO/SO_SNDTIMEO like the plain path; stream-mode functions (after an
  * upgrade) may run concurrently from a reader and a writer thread.
@@ -174,7 +177,8 @@ struct tachy__conn {
                                  lock; see dispatch.c) */
     int resume;               /* the lent exchange was closed: the next run ends it first */
     int resume_close;         /* ... and then closes the connection (a closer gave up) */
-    atomic_int shut;          /* socket shut down by stop() */
+    atomic_int shut;          /* socket shut down: by stop(), the watchdog (maxReqTime...)
+                                 or a TLS handshake eviction (tls/handshake.c) */
     int started;              /* per-connection setup done */
     int served;               /* requests served on this connection */
     long head_started;        /* ms: first byte of the current request head */

@@ -225,7 +225,7 @@ static int rbuf_room(tachy__conn *c, size_t want) {
  * TACHY_E* (TACHY_ETIMEDOUT for EAGAIN: the receive timeout, or nothing there). */
 ssize_t tachy__io_read(tachy__conn *c, int flags) {
     /* A transport still in its handshake gets a small buffer (no request bytes come before
-     * it is done): a half-open TLS handshake does not hold a 16 KiB one (tls/tls.c). */
+     * it is done): a half-open TLS handshake does not hold a 16 KiB one (tls/handshake.c). */
     size_t want = READ_CHUNK;
     if (c->xp && c->rbuf.cap < READ_CHUNK && !c->xp->ready(c))
         want = HANDSHAKE_READ_CHUNK;

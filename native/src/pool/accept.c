@@ -63,7 +63,7 @@ static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer
     c->local_len = 0; /* getsockname() when someone asks (tachy__conn_local) */
     /* Until its first byte a new connection waits idleInterval, as the JDK's does
      * (maxReqTime counts from the request's first byte: http/conn.c); an HTTPS one must
-     * finish its handshake within tls_handshake_time_ms (tls/tls.c). */
+     * finish its handshake within tls_handshake_time_ms (tls/handshake.c). */
     long limit = o->idle_interval_ms;
     if (srv->tls && o->tls_handshake_time_ms < limit)
         limit = o->tls_handshake_time_ms;
