@@ -5,7 +5,8 @@
  *
  *   ws.c         the tachy_ws object and sending (any thread)
  *   broadcast.c  one frame to many sockets (tachy_ws_broadcast)
- *   reader.c     the handshake (tachy_ws_serve, tachy_ws_attach) and the read loop with
+ *   handshake.c  the opening handshake: the request's checks, the 4xx or the 101, the upgrade
+ *   reader.c     tachy_ws_serve, tachy_ws_attach and the read loop with
  *                its close handshake, limits and timers; tachy__ws_drive for attached
  *                connections, which pool/wspark.c runs when their socket has an event
  *   proto.c      frames, masking, close payloads, negotiation (pure)
@@ -270,6 +271,14 @@ void tachy__ws_arm_close_timer_locked(tachy_ws *ws);
  * already in c's HTTP read buffer (frames right behind the upgrade request) move to the
  * reader, and c sheds its HTTP memory (tachy__conn_shed_http). Owner of c. */
 tachy_ws *tachy__ws_take_attached(tachy__conn *c);
+
+/* The opening handshake (handshake.c; RFC 6455 4.2.1, subprotocol, RFC 7692), the 101 and
+ * the upgrade: *out is the new connection object with ws->stream set, one reference, owned
+ * by the caller. keeps_thread: the caller's thread goes on serving the socket (serve) or
+ * not (attach). 0, TACHY_EPROTO (refused: the 4xx went out and the exchange is closed) or
+ * another TACHY_E* (nothing made). The thread that runs the exchange's handler. */
+int tachy__ws_handshake(tachy_exchange *ex, const tachy_ws_options *opt, int keeps_thread,
+                        tachy_ws **out);
 /* Serves an attached connection's event (owner of its connection): flushes the backlog,
  * reads and handles every frame that is there, running the callbacks. 1: park it again
  * (nothing more to read now); 0: it has ended (tachy__ws_detach next). */
