@@ -293,6 +293,17 @@ static tachy_server *start_https(tachy_tls_config *c, const tachy_options *opt, 
     return s;
 }
 
+/* An HTTPS server on the test certificate whose handshake cap is cap (the cap tests). */
+static tachy_server *start_https_capped(int cap, int *out_port) {
+    tachy_tls_config *c;
+    assert_int_equal(tachy_tls_config_create(&c), 0);
+    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    assert_int_equal(tachy_tls_config_set_max_handshakes(c, cap), 0);
+    tachy_server *s = start_https(c, NULL, out_port);
+    tachy_tls_config_free(c);
+    return s;
+}
+
 /* ---- client --------------------------------------------------------------------------------- */
 
 static SSL_CTX *cctx;
@@ -1487,13 +1498,8 @@ static int answered_within(int fd, int ms) {
  * then served; places and evictions are given back when connections go. */
 static void handshake_cap(void **state) {
     (void)state;
-    tachy_tls_config *c;
-    assert_int_equal(tachy_tls_config_create(&c), 0);
-    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
-    assert_int_equal(tachy_tls_config_set_max_handshakes(c, 2), 0);
     int p;
-    tachy_server *s = start_https(c, NULL, &p);
-    tachy_tls_config_free(c);
+    tachy_server *s = start_https_capped(2, &p);
     size_t hl;
     unsigned char *hello = client_hello(&hl);
     enum { HALF = 20 };
@@ -1648,13 +1654,8 @@ static void stalled_handshakes_do_not_lock_out(void **state) {
     int slow = ts_under_valgrind();
     const int CAP = slow ? 8 : MAX_CAP, WHOLE = 3 * CAP, SILENT = CAP, HALFS = CAP;
     const int limit_ms = slow ? 20000 : 3000;
-    tachy_tls_config *c;
-    assert_int_equal(tachy_tls_config_create(&c), 0);
-    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
-    assert_int_equal(tachy_tls_config_set_max_handshakes(c, CAP), 0);
     int p;
-    tachy_server *s = start_https(c, NULL, &p);
-    tachy_tls_config_free(c);
+    tachy_server *s = start_https_capped(CAP, &p);
     size_t hl;
     unsigned char *hello = client_hello(&hl);
     int silent[MAX_CAP], halfs[MAX_CAP], whole[3 * MAX_CAP];
@@ -1767,13 +1768,8 @@ static void handshake_evictions_concurrent(void **state) {
     int slow = ts_under_valgrind();
     const int FLOOD_CAP = slow ? 16 : FLOOD_MAX_CAP, per_attacker = slow ? 8 : FLOOD_MAX_HELD;
     const int limit_ms = slow ? 20000 : 3000;
-    tachy_tls_config *c;
-    assert_int_equal(tachy_tls_config_create(&c), 0);
-    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
-    assert_int_equal(tachy_tls_config_set_max_handshakes(c, FLOOD_CAP), 0);
     int p;
-    tachy_server *s = start_https(c, NULL, &p);
-    tachy_tls_config_free(c);
+    tachy_server *s = start_https_capped(FLOOD_CAP, &p);
     size_t hl;
     unsigned char *hello = client_hello(&hl);
     atomic_int reopened = 0;
