@@ -84,18 +84,8 @@ note() { say "$*"; echo "$*" >>"$NOTES"; }   # also goes into table.md
 # ---- build the clients, tachy-hello and the JVM peers -----------------------------------
 cc -O2 -Wall -Wextra -o "$WORK/wsload" "$HERE/wsload.c" || exit 1
 cc -O2 -Wall -Wextra -o "$WORK/tickfloor" "$HERE/tickfloor.c" || exit 1
-if [ -z "$HELLO" ]; then
-    for h in "$ROOT/build/release/examples/tachy-hello" "$WORK/tachy/examples/tachy-hello"; do
-        [ -x "$h" ] && HELLO="$h" && break
-    done
-fi
-if [ -z "$HELLO" ]; then
-    say "building tachy-hello into bench/build/tachy (Release)"
-    cmake -S "$ROOT" -B "$WORK/tachy" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTACHY_BUILD_JNI=OFF \
-        >"$RAW/build.log" 2>&1 && cmake --build "$WORK/tachy" -j2 --target tachy-hello \
-        >>"$RAW/build.log" 2>&1 && HELLO="$WORK/tachy/examples/tachy-hello"
-fi
-[ -n "$HELLO" ] && [ -x "$HELLO" ] || HELLO=""
+. "$HERE/lib/hello.sh"
+tachy_hello_find "$RAW/build.log" || true # without one, tachy-c is left out with the reason
 
 JW="$WORK/wscrowd"
 RJ="$HOME/.m2/repository/io/github/robaho/httpserver/$ROBAHO_VERSION/httpserver-$ROBAHO_VERSION.jar"

@@ -29,19 +29,8 @@ done
 WORK="$HERE/build"
 mkdir -p "$WORK"
 cc -O2 -Wall -Wextra -o "$WORK/wsload" "$HERE/wsload.c" || exit 1
-if [ -z "$HELLO" ]; then
-    for h in "$ROOT/build/rel/examples/tachy-hello" "$ROOT/build/release/examples/tachy-hello" \
-             "$WORK/tachy/examples/tachy-hello"; do
-        [ -x "$h" ] && HELLO="$h" && break
-    done
-fi
-if [ -z "$HELLO" ]; then
-    echo "wsrss.sh: building tachy-hello into bench/build/tachy (Release)"
-    cmake -S "$ROOT" -B "$WORK/tachy" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTACHY_BUILD_JNI=OFF \
-        >"$WORK/wsrss-build.log" 2>&1 && cmake --build "$WORK/tachy" -j2 --target tachy-hello \
-        >>"$WORK/wsrss-build.log" 2>&1 && HELLO="$WORK/tachy/examples/tachy-hello"
-    [ -x "$HELLO" ] || { echo "wsrss.sh: cannot build tachy-hello ($WORK/wsrss-build.log)"; exit 1; }
-fi
+. "$HERE/lib/hello.sh"
+tachy_hello_find "$WORK/wsrss-build.log" || { echo "wsrss.sh: cannot build tachy-hello ($WORK/wsrss-build.log)"; exit 1; }
 HARD=$(ulimit -Hn)
 if [ "$(ulimit -n)" != "$HARD" ]; then
     if ulimit -n "$HARD" 2>/dev/null; then echo "wsrss.sh: raised ulimit -n to $(ulimit -n) (the hard limit)"
