@@ -85,7 +85,7 @@ mkdir -p "$CERT"
   -out "$CERT/server.crt" -days 365 -subj /CN=localhost >/dev/null 2>&1
 
 JAVA_CMD=
-[ -z "$JAR" ] && JAR="$(ls "$ROOT"/java/target/tachy-httpserver-*.jar 2>/dev/null | grep -v sources | head -1 || true)"
+[ -z "$JAR" ] && JAR="$(ls "$ROOT"/java/target/tachy-httpserver-*.jar 2>/dev/null | grep -v -e sources -e javadoc | head -1 || true)"
 if [ -n "$JAR" ] && [ -f "$JAR" ]; then
   JCLS="$WORK/arena-java"
   mkdir -p "$JCLS"

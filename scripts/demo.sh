@@ -27,7 +27,11 @@ JAVA17=/usr/lib/jvm/java-17-openjdk-amd64
 # The host's library only (-Dtachy.cross.skip): the demo runs here, and the cross builds for
 # the other platforms (scripts/cross.sh, minutes of Zig) add nothing to it.
 mvn -B -q -ntp -pl java,examples/java -am package -DskipTests -Dtachy.cross.skip=true
-JAR=$(ls java/target/tachy-httpserver-*.jar | grep -v sources | head -1)
+JAR=$(ls java/target/tachy-httpserver-*.jar | grep -v -e sources -e javadoc | head -1)
+# The provider jar itself, not its -sources or -javadoc companion (which would leave the
+# JDK's own server answering, silently).
+grep -aq 'dev/tachy/httpserver/TachyServerProvider.class' "$JAR" ||
+    { echo "demo.sh: $JAR is not the tachy provider jar" >&2; exit 1; }
 
 # Any Java 18+ on the machine runs the real jwebserver.
 JAVA18=""
