@@ -2,7 +2,8 @@
  * test_lend.c - deferred exchanges lend their connection (http/dispatch.c, http/conn.c,
  * pool/workers.c): no pool thread waits for a deferred exchange's close; the close
  * continues the connection, on a pool thread or (TACHY_DEFER_CLOSER_CONTINUES) on the
- * closing thread itself, which then dispatches the next pipelined request.
+ * closing thread itself, which then dispatches the next pipelined request and serves other
+ * ready connections (the harvest).
  *
  * The "executor" here is one worker thread with a queue, as a bridge would have: handlers
  * hold the exchange, defer it and queue it; the worker answers and closes.
@@ -39,6 +40,10 @@ static struct {
 static atomic_int on_worker;    /* handlers that ran on the worker thread */
 static atomic_int handled;      /* handlers that ran */
 static atomic_int worker_done;  /* exchanges the worker closed */
+static atomic_int harvested;    /* ... of which dispatched by the worker while it closed
+                                   another connection's exchange (a path unlike the one
+                                   it was closing) */
+static char closing[64];        /* the worker: the path of the exchange it is closing */
 
 static void submit(tachy_exchange *ex) {
     pthread_mutex_lock(&ex_q.lock);
@@ -67,7 +72,9 @@ static void answer(tachy_exchange *ex) {
         size_t n = strlen(path);
         tachy_exchange_send_response_headers(ex, 200, (int64_t)n);
         tachy_exchange_write(ex, path, n);
+        snprintf(closing, sizeof closing, "%s", path); /* path is the exchange's: copied */
         assert_int_equal(tachy_exchange_close(ex), 0);
+        closing[0] = '\0';
     }
     atomic_fetch_add(&worker_done, 1);
 }
@@ -97,8 +104,11 @@ static void *worker(void *arg) {
 static int to_worker(tachy_exchange *ex, void *user) {
     unsigned flags = (unsigned)(uintptr_t)user;
     atomic_fetch_add(&handled, 1);
-    if (pthread_equal(pthread_self(), ex_q.tid))
+    if (pthread_equal(pthread_self(), ex_q.tid)) {
         atomic_fetch_add(&on_worker, 1);
+        if (closing[0] && strcmp(closing, tachy_exchange_request_path(ex)) != 0)
+            atomic_fetch_add(&harvested, 1);
+    }
     if (flags & TACHY_DEFER_CLOSER_CONTINUES)
         assert_int_equal(tachy_exchange_hold(ex, 1), 0);
     assert_int_equal(tachy_exchange_defer_flags(ex, flags), 0);
@@ -300,6 +310,45 @@ static void test_close_after_destroy(void **state) {
     start_server(); /* for the tests after this one */
 }
 
+/* Closers harvest (pool/workers.c): under load, the worker that closes an exchange also
+ * takes other connections' ready requests from the park set and dispatches them itself
+ * (a handler runs on the worker while it closes another connection's exchange; each
+ * connection has its own path). Every answer is still the right one, in order. */
+static void test_closers_serve_other_connections(void **state) {
+    (void)state;
+    enum { N = 32, MIN_ROUNDS = 20, MAX_ROUNDS = 3000 };
+    int fds[N];
+    for (int i = 0; i < N; i++)
+        fds[i] = ts_connect(port);
+    atomic_store(&harvested, 0);
+    atomic_store(&handled, 0);
+    long end = ts_now_ms() + 10000;
+    int rounds = 0;
+    while (rounds < MAX_ROUNDS && ts_now_ms() < end &&
+           (rounds < MIN_ROUNDS || atomic_load(&harvested) == 0)) {
+        for (int i = 0; i < N; i++) {
+            char req[64];
+            snprintf(req, sizeof req, "GET /closer/%d HTTP/1.1\r\nHost: t\r\n\r\n", i);
+            ts_send(fds[i], req, -1);
+        }
+        for (int i = 0; i < N; i++) {
+            char want[32];
+            snprintf(want, sizeof want, "/closer/%d", i);
+            ts_response r;
+            if (ts_read_response(fds[i], &r, 0) != 0)
+                fail_msg("round %d conn %d", rounds, i);
+            assert_string_equal(r.body, want);
+            ts_response_free(&r);
+        }
+        rounds++;
+    }
+    assert_int_equal(atomic_load(&handled), rounds * N);
+    if (atomic_load(&harvested) == 0)
+        fail_msg("no harvest in %d rounds of %d connections", rounds, N);
+    for (int i = 0; i < N; i++)
+        ts_close(fds[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lent_exchanges_hold_no_thread),
@@ -307,6 +356,7 @@ int main(void) {
         cmocka_unit_test(test_pool_resume_pipelined),
         cmocka_unit_test(test_abort_closes_after_output),
         cmocka_unit_test(test_close_after_destroy),
+        cmocka_unit_test(test_closers_serve_other_connections),
     };
     return cmocka_run_group_tests_name("lend", tests, setup, teardown);
 }

@@ -98,7 +98,10 @@ static int exchange_over(tachy__conn *c, int rc) {
 void tachy__conn_lent_closed(tachy__conn *c) {
     tachy_server *srv = c->srv;
     c->resume = 1;
-    srv->pool_resume(c, (c->ex.defer_flags & TACHY_DEFER_CLOSER_CONTINUES) != 0);
+    int here = (c->ex.defer_flags & TACHY_DEFER_CLOSER_CONTINUES) != 0;
+    if (here)
+        atomic_fetch_sub(&srv->lent_closers, 1); /* counted in dispatch.c */
+    srv->pool_resume(c, here);
     tachy__server_release(srv); /* the lend's reference (dispatch.c) */
 }
 

@@ -125,8 +125,11 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
             tachy__exchange_fail(ex, 0);
         int lend = !ex->closed;
         c->lent = lend;
-        if (lend)
+        if (lend) {
             atomic_fetch_add(&srv->refs, 1); /* the server outlives a stop() meanwhile */
+            if (ex->defer_flags & TACHY_DEFER_CLOSER_CONTINUES)
+                atomic_fetch_add(&srv->lent_closers, 1); /* its closer harvests (pool/) */
+        }
         pthread_mutex_unlock(&c->lock);
         if (lend) {
             rc = TACHY__DISPATCH_LENT; /* in_handler stays set until the close */

@@ -301,7 +301,8 @@ typedef enum tachy__conn_next {
  *
  * closer = 0: a pool thread, which may block (in handlers, in socket calls).
  * closer = 1: the thread that closed a lent exchange deferred with
- * TACHY_DEFER_CLOSER_CONTINUES (an executor's thread, perhaps a virtual thread's carrier):
+ * TACHY_DEFER_CLOSER_CONTINUES (an executor's thread, perhaps a virtual thread's carrier),
+ * or that thread serving another ready connection after it (pool/workers.c, the harvest):
  * it makes no call that can block. It ends the exchange, dispatches further pipelined
  * requests already buffered (their handlers only hand off), writes what the socket takes
  * and parks the connection; at the first step that could block (TLS, a reject, a close,

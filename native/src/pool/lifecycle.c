@@ -73,6 +73,8 @@ static int pool_start(tachy_server *srv) {
     pthread_mutex_init(&srv->pool->ready_lock, NULL);
     tachy__cond_init(&srv->pool->spare_cond);
     tachy__cond_init(&srv->pool->wd_cond);
+    pthread_mutex_init(&srv->pool->step_lock, NULL);
+    tachy__cond_init(&srv->pool->step_cond);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 64 * 1024);
@@ -169,6 +171,8 @@ static void pool_free(tachy_server *srv) {
         close(srv->pool->epfd);
         pthread_cond_destroy(&srv->pool->spare_cond);
         pthread_cond_destroy(&srv->pool->wd_cond);
+        pthread_mutex_destroy(&srv->pool->step_lock);
+        pthread_cond_destroy(&srv->pool->step_cond);
     }
     if (srv->pool->ready) {
         pthread_mutex_destroy(&srv->pool->ready_lock);

@@ -112,6 +112,14 @@ struct tachy__pool {
     tachy__conn *resumed_head, *resumed_tail;
     uint32_t nresumed;
     pthread_cond_t spare_cond; /* spare threads wait here (monotonic clock) */
+    /* Closers harvest the park set (workers.c, "closers harvest"): harvests counts their
+     * looks; pool threads that stepped back meanwhile wait on step_cond (step_lock, which
+     * also guards step_gen, bumped to wake them). */
+    atomic_uint_fast64_t harvests;
+    atomic_int nstepback;
+    pthread_mutex_t step_lock;
+    pthread_cond_t step_cond;
+    uint64_t step_gen;
     /* timers.c: a 4-ary min-heap of (due, timer), under timer_lock; the timerfd is in the
      * park set */
     pthread_mutex_t timer_lock;

@@ -21,6 +21,10 @@
  * watchdog checks every few milliseconds that someone is waiting for events or has taken
  * one since the last check; if not, it wakes a spare or starts a thread. The watchdog also
  * closes parked connections whose idle or request-head deadline has passed.
+ *
+ * With an executor that closes exchanges itself (TACHY_DEFER_CLOSER_CONTINUES), the
+ * closing threads also take ready connections from the park set, and pool threads step
+ * back while they do (see "closers harvest" below).
  */
 #include "pool/pool.h"
 
@@ -154,9 +158,10 @@ static void requeue(tachy__conn *c) {
         tachy__pool_close(c);
         return;
     }
-    atomic_store_explicit(&c->deadline, tachy__now_ms() + srv->opt.idle_interval_ms,
-                          memory_order_relaxed);
     struct tachy__pool *p = srv->pool;
+    if (!p->ws_of[c->slot]) /* a parked WebSocket has no deadline (wspark.c) */
+        atomic_store_explicit(&c->deadline, tachy__now_ms() + srv->opt.idle_interval_ms,
+                              memory_order_relaxed);
     pthread_mutex_lock(&p->ready_lock);
     c->next_ready = NULL;
     c->in_resumed = 1;
@@ -179,35 +184,38 @@ static void requeue(tachy__conn *c) {
     tachy__pool_blocking(srv); /* nobody waits for events: bring a thread in */
 }
 
+static void step_wake(struct tachy__pool *p);
+
 /*
  * Runs the HTTP loop on c (owned by the caller) until it parks, closes or lends c (closer:
  * the caller must not block, see tachy__conn_run; what it cannot do goes to a pool
  * thread). An event that arrives while we own it (tachy__pool_park returns 0) means more
- * bytes: run the loop again.
+ * bytes: run the loop again. Returns 1 if c ended parked (waiting for its next bytes).
  */
-static void run_conn(tachy__conn *c, int closer) {
+static int run_conn(tachy__conn *c, int closer) {
     for (;;) {
         int idle = 0;
         long deadline = 0;
         tachy__conn_next next = tachy__conn_run(c, closer, &idle, &deadline);
         if (next == TACHY__CONN_NEXT_LENT)
-            return; /* a deferred exchange has it; its close resumes it */
+            return 0; /* a deferred exchange has it; its close resumes it */
         if (next == TACHY__CONN_NEXT_POOL) {
             requeue(c);
-            return;
+            return 0;
         }
         if (next == TACHY__CONN_NEXT_CLOSE) {
             if (tachy__pool_ws_adopt(c))
-                return; /* the handler attached a WebSocket: parked as one now */
+                return 0; /* the handler attached a WebSocket: parked as one now */
             break;
         }
         int pr = tachy__pool_park(c, idle, deadline);
         if (pr > 0)
-            return; /* parked: no longer ours */
+            return 1; /* parked: no longer ours */
         if (pr < 0)
             break; /* stopping, or too many idle connections (output already flushed) */
     }
     tachy__pool_close(c);
+    return 0;
 }
 
 /* Serves a connection the caller owns: sets its transport up on the first run (HTTPS),
@@ -245,11 +253,130 @@ void tachy__pool_unresume(tachy__conn *c) {
     pthread_mutex_unlock(&p->ready_lock);
 }
 
+/* ---- closers harvest the park set ---------------------------------------------------- */
+
+/*
+ * A closer (the thread that closed an exchange deferred with TACHY_DEFER_CLOSER_CONTINUES:
+ * a virtual thread's carrier, an executor's thread) continues its own connection and then
+ * takes up to HARVEST_BATCH more ready connections from the park set, without waiting
+ * (epoll_wait with a zero timeout), and serves them the same way: read what is there,
+ * dispatch the requests (their handlers only hand off again), park. Under load the
+ * executor's threads thus keep themselves fed and no pool thread wakes for each batch of
+ * requests - a wake-up that, with as many busy threads as CPUs, preempts an executor's
+ * thread: two context switches that cost more than the request (bench/README "Servers").
+ *
+ * That only works if pool threads are not waiting in the park set meanwhile: the kernel
+ * would hand every event to them first. So a pool thread steps back (step_back) while
+ * closers harvest: it waits on step_cond instead of in epoll_wait, for STEP_BACK_MS at a
+ * time, and goes back to epoll_wait as soon as no harvest happened during its wait (every
+ * executor thread is busy in a long handler, or blocked), when no exchange whose closer
+ * harvests is in flight any more, or when it is woken (step_wake): something only a pool
+ * thread can serve is ready (a listening socket, a timer, a WebSocket, a step that may
+ * block), or a thread is about to block. So an event waits at most about STEP_BACK_MS for
+ * a thread; normally it waits for the next close on a busy executor thread.
+ */
+#define HARVEST_BATCH 8
+#define STEP_BACK_MS 1
+
+static __thread int tl_harvesting; /* a harvest is running on this thread (no nesting) */
+
+/* Wakes the pool threads that stepped back: they go to epoll_wait (once at least). */
+static void step_wake(struct tachy__pool *p) {
+    if (atomic_load(&p->nstepback) == 0)
+        return;
+    pthread_mutex_lock(&p->step_lock);
+    p->step_gen++;
+    pthread_cond_broadcast(&p->step_cond);
+    pthread_mutex_unlock(&p->step_lock);
+}
+
+/* Pool thread, before epoll_wait: steps back if closers harvested since *seen and one may
+ * still harvest. 1 if it stepped back and should look again, 0 to go to epoll_wait. */
+static int step_back(tachy_server *srv, uint64_t *seen) {
+    struct tachy__pool *p = srv->pool;
+    uint64_t h = atomic_load_explicit(&p->harvests, memory_order_relaxed);
+    if (h == *seen) {
+        return 0;
+    }
+    *seen = h;
+    pthread_mutex_lock(&p->step_lock);
+    /* Seen beside the closer's check in harvest_done (both sequentially consistent): either
+     * it sees us stepping back and wakes us, or we see no exchange left to harvest after. */
+    atomic_fetch_add(&p->nstepback, 1);
+    int woken = 0;
+    if (atomic_load(&srv->lent_closers) > 0 && atomic_load(&srv->state) == TACHY__SRV_STARTED) {
+        uint64_t gen = p->step_gen;
+        tachy__cond_wait_ms(&p->step_cond, &p->step_lock, STEP_BACK_MS);
+        woken = p->step_gen != gen;
+    } else {
+        woken = 1;
+    }
+    atomic_fetch_sub(&p->nstepback, 1);
+    pthread_mutex_unlock(&p->step_lock);
+    if (woken) {
+        /* Go to epoll_wait now, whatever the harvests do meanwhile. */
+        *seen = UINT64_MAX;
+        return 0;
+    }
+    return 1;
+}
+
+/* Hands tokens a closer may not serve to the pool threads. */
+static void harvest_handoff(tachy_server *srv, const struct epoll_event *ev, int n) {
+    tachy__pool_ready_push(srv, ev, n);
+    uint64_t one = 1;
+    if (write(srv->pool->kickfd, &one, sizeof one) < 0 && errno != EAGAIN)
+        tachy__log(srv, TACHY_LOG_WARNING, "eventfd write: %s", strerror(errno));
+    step_wake(srv->pool);
+}
+
+/* After a closer's run (harvest_done: the caller's lent exchange is over): takes ready
+ * connections from the park set and serves them on this thread. */
+static void harvest(tachy_server *srv) {
+    struct tachy__pool *p = srv->pool;
+    if (tl_harvesting || srv->tls || atomic_load(&srv->state) != TACHY__SRV_STARTED)
+        return; /* TLS: every step may wait (conn.c leaves it to a pool thread) */
+    tl_harvesting = 1;
+    struct epoll_event evs[HARVEST_BATCH];
+    int n = epoll_wait(p->epfd, evs, HARVEST_BATCH, 0);
+    atomic_fetch_add_explicit(&p->harvests, 1, memory_order_relaxed);
+    for (int i = 0; i < n; i++) {
+        uint64_t tok = ev_token(&evs[i]);
+        if (tok == WAKE_TOKEN)
+            continue; /* level-triggered: the pool threads see it too */
+        if (tok == LISTEN_TOKEN || tok == TIMER_TOKEN || tok == KICK_TOKEN) {
+            harvest_handoff(srv, &evs[i], 1);
+            continue;
+        }
+        tachy__conn *c = tachy__pool_claim(srv, (uint32_t)(tok & ~HUP_BIT), (uint32_t)(tok >> 32), 1,
+                                           (tok & HUP_BIT) != 0);
+        if (!c)
+            continue; /* stale, or its owner reads again */
+        atomic_fetch_add_explicit(&p->progress, 1, memory_order_relaxed);
+        if (__builtin_expect(p->ws_of[c->slot] != NULL, 0))
+            requeue(c); /* a WebSocket's callbacks may block: a pool thread's */
+        else
+            run_conn(c, 1);
+    }
+    tl_harvesting = 0;
+}
+
+/* A closer is done: if no exchange is left whose close would harvest, the pool threads
+ * that stepped back must wait in the park set again. */
+static void harvest_done(tachy_server *srv) {
+    if (atomic_load(&srv->lent_closers) == 0)
+        step_wake(srv->pool);
+}
+
 void tachy__pool_resume(tachy__conn *c, int here) {
-    if (here)
-        run_conn(c, 1);
-    else
+    if (!here) {
         requeue(c);
+        return;
+    }
+    tachy_server *srv = c->srv; /* c may be another thread's once run */
+    if (run_conn(c, 1))
+        harvest(srv); /* c parked: no more of its requests are buffered */
+    harvest_done(srv);
 }
 
 /* Serves one event token: the listening socket's, or a parked connection's. */
@@ -282,6 +409,7 @@ static void *worker_main(void *arg) {
     long keepalive = srv->opt.thread_keepalive_ms > 0 ? srv->opt.thread_keepalive_ms : 1;
 
     struct epoll_event evs[BATCH];
+    uint64_t harvests_seen = 0;
     for (;;) {
         if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
             break;
@@ -308,6 +436,8 @@ static void *worker_main(void *arg) {
                 break;
             continue;
         }
+        if (step_back(srv, &harvests_seen))
+            continue; /* closers take the events meanwhile */
         int max = (int)TACHY__MIN((uint32_t)BATCH, ready_space(srv) + 1);
         atomic_fetch_add(&srv->pool->nwaiting, 1);
         int n = epoll_wait(srv->pool->epfd, evs, max, (int)keepalive);
@@ -349,6 +479,10 @@ static void *worker_main(void *arg) {
 void tachy__pool_blocking(tachy_server *srv) {
     if (atomic_load(&srv->pool->nwaiting) > 0)
         return;
+    if (atomic_load(&srv->pool->nstepback) > 0) {
+        step_wake(srv->pool); /* a thread that stepped back (harvest) waits again */
+        return;
+    }
     pthread_mutex_lock(&srv->lock);
     if (atomic_load(&srv->state) == TACHY__SRV_STARTED && atomic_load(&srv->pool->nwaiting) == 0)
         tachy__pool_ensure_waiter(srv);
