@@ -423,10 +423,12 @@ static jintArray JNICALL n_wire_framings(JNIEnv *env, jclass cls) {
     return a;
 }
 
-static jint JNICALL n_close(JNIEnv *env, jclass cls, jlong ex) {
+/* harvest: the caller is a virtual thread (TACHY_CLOSE_HARVEST: its carrier serves other
+ * ready connections after this one, their tasks queue on that carrier). */
+static jint JNICALL n_close(JNIEnv *env, jclass cls, jlong ex, jboolean harvest) {
     (void)env;
     (void)cls;
-    return tachy_exchange_close(PTR(tachy_exchange, ex));
+    return tachy_exchange_close_flags(PTR(tachy_exchange, ex), harvest ? TACHY_CLOSE_HARVEST : 0);
 }
 
 static jint JNICALL n_request_body_close(JNIEnv *env, jclass cls, jlong ex) {
@@ -470,7 +472,7 @@ static const JNINativeMethod k_methods[] = {
     M("wireEcho", "([BI)[B", n_wire_echo),
     M("wireResult", "(JII)J", n_wire_result),
     M("wireFramings", "()[I", n_wire_framings),
-    M("close", "(J)I", n_close),
+    M("close", "(JZ)I", n_close),
     M("defer", "(JZ)I", n_defer),
     M("abort", "(J)I", n_abort),
     M("tryFlush", "(J)I", n_try_flush),

@@ -73,7 +73,8 @@ static void answer(tachy_exchange *ex) {
         tachy_exchange_send_response_headers(ex, 200, (int64_t)n);
         tachy_exchange_write(ex, path, n);
         snprintf(closing, sizeof closing, "%s", path); /* path is the exchange's: copied */
-        assert_int_equal(tachy_exchange_close(ex), 0);
+        unsigned flags = strncmp(path, "/harvest", 8) == 0 ? TACHY_CLOSE_HARVEST : 0;
+        assert_int_equal(tachy_exchange_close_flags(ex, flags), 0);
         closing[0] = '\0';
     }
     atomic_fetch_add(&worker_done, 1);
@@ -130,6 +131,8 @@ static void start_server(void) {
     srv = ts_server(NULL);
     tachy_server_create_context(srv, "/pool", to_worker, (void *)(uintptr_t)0, NULL);
     tachy_server_create_context(srv, "/closer", to_worker,
+                                (void *)(uintptr_t)TACHY_DEFER_CLOSER_CONTINUES, NULL);
+    tachy_server_create_context(srv, "/harvest", to_worker, /* closed with TACHY_CLOSE_HARVEST */
                                 (void *)(uintptr_t)TACHY_DEFER_CLOSER_CONTINUES, NULL);
     tachy_server_create_context(srv, "/abort", to_worker,
                                 (void *)(uintptr_t)TACHY_DEFER_CLOSER_CONTINUES, NULL);
@@ -310,39 +313,50 @@ static void test_close_after_destroy(void **state) {
     start_server(); /* for the tests after this one */
 }
 
-/* Closers harvest (pool/workers.c): under load, the worker that closes an exchange also
- * takes other connections' ready requests from the park set and dispatches them itself
- * (a handler runs on the worker while it closes another connection's exchange; each
- * connection has its own path). Every answer is still the right one, in order. */
-static void test_closers_serve_other_connections(void **state) {
-    (void)state;
-    enum { N = 32, MIN_ROUNDS = 20, MAX_ROUNDS = 3000 };
-    int fds[N];
-    for (int i = 0; i < N; i++)
-        fds[i] = ts_connect(port);
-    atomic_store(&harvested, 0);
-    atomic_store(&handled, 0);
+/* Rounds of one request on each of n connections (path prefix/i on connection i), until
+ * max_rounds or, past min_rounds, a harvest was seen; returns the rounds run. Every answer
+ * is checked. */
+static int load_rounds(const int *fds, int n, const char *prefix, int min_rounds, int max_rounds) {
     long end = ts_now_ms() + 10000;
     int rounds = 0;
-    while (rounds < MAX_ROUNDS && ts_now_ms() < end &&
-           (rounds < MIN_ROUNDS || atomic_load(&harvested) == 0)) {
-        for (int i = 0; i < N; i++) {
+    while (rounds < max_rounds && ts_now_ms() < end &&
+           (rounds < min_rounds || atomic_load(&harvested) == 0)) {
+        for (int i = 0; i < n; i++) {
             char req[64];
-            snprintf(req, sizeof req, "GET /closer/%d HTTP/1.1\r\nHost: t\r\n\r\n", i);
+            snprintf(req, sizeof req, "GET %s/%d HTTP/1.1\r\nHost: t\r\n\r\n", prefix, i);
             ts_send(fds[i], req, -1);
         }
-        for (int i = 0; i < N; i++) {
+        for (int i = 0; i < n; i++) {
             char want[32];
-            snprintf(want, sizeof want, "/closer/%d", i);
+            snprintf(want, sizeof want, "%s/%d", prefix, i);
             ts_response r;
             if (ts_read_response(fds[i], &r, 0) != 0)
-                fail_msg("round %d conn %d", rounds, i);
+                fail_msg("%s round %d conn %d", prefix, rounds, i);
             assert_string_equal(r.body, want);
             ts_response_free(&r);
         }
         rounds++;
     }
-    assert_int_equal(atomic_load(&handled), rounds * N);
+    return rounds;
+}
+
+/* Closers harvest (pool/workers.c): under load, the worker that closes an exchange with
+ * TACHY_CLOSE_HARVEST also takes other connections' ready requests from the park set and
+ * dispatches them itself (a handler runs on the worker while it closes another
+ * connection's exchange; each connection has its own path); closed without the flag, it
+ * never does. Every answer is still the right one, in order. */
+static void test_closers_serve_other_connections(void **state) {
+    (void)state;
+    enum { N = 32 };
+    int fds[N];
+    for (int i = 0; i < N; i++)
+        fds[i] = ts_connect(port);
+    atomic_store(&harvested, 0);
+    atomic_store(&handled, 0);
+    int plain = load_rounds(fds, N, "/closer", 100, 100);
+    assert_int_equal(atomic_load(&harvested), 0);
+    int rounds = load_rounds(fds, N, "/harvest", 20, 3000);
+    assert_int_equal(atomic_load(&handled), (plain + rounds) * N);
     if (atomic_load(&harvested) == 0)
         fail_msg("no harvest in %d rounds of %d connections", rounds, N);
     for (int i = 0; i < N; i++)

@@ -205,6 +205,22 @@ TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex);
  */
 TACHY_API int tachy_exchange_close(tachy_exchange *ex);
 
+/* tachy_exchange_close_flags: the closing thread also harvests. For an exchange deferred
+ * with TACHY_DEFER_CLOSER_CONTINUES (else ignored): once its own connection waits for
+ * bytes, the closing thread serves up to 8 other connections whose requests are ready,
+ * the same way (read what is there, dispatch, park), and pool threads step back while
+ * closers do so; their handlers run on this thread, inside this call, and must only hand
+ * off again. Worth it where handing off is cheaper than waking a pool thread: on a
+ * virtual thread's carrier the executor's execute() queues on that carrier, so under load
+ * the executor's threads feed themselves and no thread is woken per request. A pool of
+ * platform threads gains nothing (each execute() wakes a worker anyway): close those
+ * with tachy_exchange_close. */
+#define TACHY_CLOSE_HARVEST 1u
+
+/* tachy_exchange_close with flags (0 or TACHY_CLOSE_HARVEST). TACHY_EINVAL for an
+ * unknown flag. */
+TACHY_API int tachy_exchange_close_flags(tachy_exchange *ex, unsigned flags);
+
 /*
  * Keeps the exchange open after the handler returns: another thread will finish it with
  * tachy_exchange_close (the JDK allows completing an exchange asynchronously). No thread
@@ -223,17 +239,16 @@ TACHY_API int tachy_exchange_defer(tachy_exchange *ex);
 /* tachy_exchange_defer_flags: the thread that closes the exchange continues the
  * connection itself as far as that needs no call that can block: it ends the exchange,
  * writes what the socket takes at once, parks the connection, and dispatches the next
- * pipelined request already buffered; then it serves up to 8 other connections whose
- * requests are ready, the same way (the harvest: read what is there, dispatch, park) -
- * so other requests' filters, authenticators and handlers may run on the closing thread,
- * inside tachy_exchange_close, and must then only hand the exchange off again (defer it
- * with this flag) without blocking. Whatever could block (TLS, 100-continue, a full
- * socket, an error answer, the close of a connection, a WebSocket) is left to a pool
- * thread. The hold (tachy_exchange_hold) stays on after the handler returns, so the
- * closing thread is told TACHY_EWOULDBLOCK rather than blocked. For bridges whose
- * handlers run on an executor that never blocks in native code (the JNI provider with an
- * executor): under load the executor's threads feed themselves, and a request costs no
- * thread switch beyond the hand-off to the executor. */
+ * pipelined request already buffered (closed with TACHY_CLOSE_HARVEST, other ready
+ * connections too) - so the next request's filters, authenticator and handler may run on
+ * the closing thread, inside tachy_exchange_close, and must then only hand the exchange
+ * off again (defer it with this flag) without blocking. Whatever could block (TLS,
+ * 100-continue, a full socket, an error answer, the close of a connection, a WebSocket)
+ * is left to a pool thread. The hold (tachy_exchange_hold) stays on after the handler
+ * returns, so the closing thread is told TACHY_EWOULDBLOCK rather than blocked. For
+ * bridges whose handlers run on an executor that never blocks in native code (the JNI
+ * provider with an executor): a request costs no thread switch beyond the hand-off to
+ * the executor. */
 #define TACHY_DEFER_CLOSER_CONTINUES 1u
 
 /* tachy_exchange_defer with flags (0 or TACHY_DEFER_CLOSER_CONTINUES). TACHY_EINVAL for

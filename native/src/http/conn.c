@@ -101,7 +101,7 @@ void tachy__conn_lent_closed(tachy__conn *c) {
     int here = (c->ex.defer_flags & TACHY_DEFER_CLOSER_CONTINUES) != 0;
     if (here)
         atomic_fetch_sub(&srv->lent_closers, 1); /* counted in dispatch.c */
-    srv->pool_resume(c, here);
+    srv->pool_resume(c, here, here && c->ex.close_harvest);
     tachy__server_release(srv); /* the lend's reference (dispatch.c) */
 }
 

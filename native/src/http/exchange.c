@@ -499,7 +499,7 @@ static void mark_closed(tachy_exchange *ex) {
         tachy__conn_lent_closed(c);
 }
 
-TACHY_API int tachy_exchange_close(tachy_exchange *ex) {
+static int close_exchange(tachy_exchange *ex, int harvest) {
     if (!ex)
         return TACHY_EINVAL;
     if (ex->closed)
@@ -517,8 +517,19 @@ TACHY_API int tachy_exchange_close(tachy_exchange *ex) {
         tachy_exchange_request_body_close(ex);
         rc = tachy_exchange_response_body_close(ex);
     }
+    ex->close_harvest = harvest;
     mark_closed(ex);
     return rc;
+}
+
+TACHY_API int tachy_exchange_close(tachy_exchange *ex) {
+    return close_exchange(ex, 0);
+}
+
+TACHY_API int tachy_exchange_close_flags(tachy_exchange *ex, unsigned flags) {
+    if (flags & ~TACHY_CLOSE_HARVEST)
+        return TACHY_EINVAL;
+    return close_exchange(ex, (flags & TACHY_CLOSE_HARVEST) != 0);
 }
 
 TACHY_API int tachy_exchange_abort(tachy_exchange *ex) {
@@ -527,6 +538,7 @@ TACHY_API int tachy_exchange_abort(tachy_exchange *ex) {
     if (ex->closed)
         return 0;
     tachy__exchange_fail(ex, 0);
+    ex->close_harvest = 0;
     mark_closed(ex);
     return 0;
 }

@@ -135,6 +135,8 @@ struct tachy_exchange {
     int closed;               /* tachy_exchange_close called */
     int deferred;             /* handler handed the exchange to another thread */
     unsigned defer_flags;     /* TACHY_DEFER_* given to tachy_exchange_defer_flags */
+    int close_harvest;        /* closed with TACHY_CLOSE_HARVEST (set just before the close
+                                 takes effect; conn.c passes it on to pool/) */
     int failed;               /* an I/O error or failure: connection must close */
     int upgraded;
     tachy_stream stream;

@@ -174,11 +174,12 @@ void tachy__pool_blocking(tachy_server *srv);
 /*
  * srv->pool_resume: c's lent exchange was closed by the calling thread, which owns c now.
  * With here, the caller continues c itself as far as that needs no blocking call
- * (tachy__conn_run with closer = 1): it may park c, or lend it again. Whatever remains (or
- * everything, without here) goes to a pool thread: c is put in the ready ring and a waiter
- * is woken (kickfd). Any thread.
+ * (tachy__conn_run with closer = 1): it may park c, or lend it again; with harvest it then
+ * serves other ready connections the same way (workers.c, "closers harvest"). Whatever
+ * remains (or everything, without here) goes to a pool thread: c is put in the ready ring
+ * and a waiter is woken (kickfd). Any thread.
  */
-void tachy__pool_resume(tachy__conn *c, int here);
+void tachy__pool_resume(tachy__conn *c, int here, int harvest);
 /* c is closing: if it waits in the resumed list, it leaves it (tachy__pool_close). */
 void tachy__pool_unresume(tachy__conn *c);
 

@@ -256,14 +256,17 @@ void tachy__pool_unresume(tachy__conn *c) {
 /* ---- closers harvest the park set ---------------------------------------------------- */
 
 /*
- * A closer (the thread that closed an exchange deferred with TACHY_DEFER_CLOSER_CONTINUES:
- * a virtual thread's carrier, an executor's thread) continues its own connection and then
- * takes up to HARVEST_BATCH more ready connections from the park set, without waiting
- * (epoll_wait with a zero timeout), and serves them the same way: read what is there,
- * dispatch the requests (their handlers only hand off again), park. Under load the
- * executor's threads thus keep themselves fed and no pool thread wakes for each batch of
- * requests - a wake-up that, with as many busy threads as CPUs, preempts an executor's
- * thread: two context switches that cost more than the request (bench/README "Servers").
+ * A closer (the thread that closed an exchange deferred with TACHY_DEFER_CLOSER_CONTINUES)
+ * continues its own connection; closing with TACHY_CLOSE_HARVEST (the JNI bridge does on
+ * virtual threads) it then takes up to HARVEST_BATCH more ready connections from the park
+ * set, without waiting (epoll_wait with a zero timeout), and serves them the same way:
+ * read what is there, dispatch the requests (their handlers only hand off again), park.
+ * Under load the executor's threads thus keep themselves fed and no pool thread wakes for
+ * each batch of requests - a wake-up that, with as many busy threads as CPUs, preempts an
+ * executor's thread: two context switches that cost more than the request (bench/README
+ * "Servers"). A pool of platform threads gains nothing: its execute() wakes a worker for
+ * every task anyway, and the harvests' epoll_wait calls and the pool threads' 1 ms waits
+ * made the fixed pool ~5 % slower (measured), so the bridge closes those without it.
  *
  * That only works if pool threads are not waiting in the park set meanwhile: the kernel
  * would hand every event to them first. So a pool thread steps back (step_back) while
@@ -368,13 +371,13 @@ static void harvest_done(tachy_server *srv) {
         step_wake(srv->pool);
 }
 
-void tachy__pool_resume(tachy__conn *c, int here) {
+void tachy__pool_resume(tachy__conn *c, int here, int harvest_too) {
     if (!here) {
         requeue(c);
         return;
     }
     tachy_server *srv = c->srv; /* c may be another thread's once run */
-    if (run_conn(c, 1))
+    if (run_conn(c, 1) && harvest_too)
         harvest(srv); /* c parked: no more of its requests are buffered */
     harvest_done(srv);
 }

@@ -73,10 +73,11 @@ struct tachy_server {
     void (*pool_free)(tachy_server *srv);
     /* A lent connection's exchange was closed on the calling thread: continue the
      * connection (here: on this thread as far as it needs no blocking call, see
-     * tachy__conn_run; else on a pool thread). The caller owns conn. */
-    void (*pool_resume)(struct tachy__conn *conn, int here);
+     * tachy__conn_run, and with harvest serve other ready connections after it; else on a
+     * pool thread). The caller owns conn. */
+    void (*pool_resume)(struct tachy__conn *conn, int here, int harvest);
     /* Lent exchanges (http/dispatch.c) deferred with TACHY_DEFER_CLOSER_CONTINUES and not
-     * yet closed: their closers harvest the park set (pool/workers.c). */
+     * yet closed: their closers may harvest the park set (pool/workers.c). */
     atomic_int lent_closers;
     /* tachy_stats counters */
     atomic_uint_fast64_t st_connections, st_requests, st_reads, st_writes;

@@ -389,6 +389,39 @@ class ExecutorTest {
         }
     }
 
+    /** Who calls {@code execute}: the JDK's dispatcher thread for every exchange; on tachy
+     * the connection thread for the first of a pipelined run and, for each one after it,
+     * the executor's thread that closes the one before (docs/architecture.md, "Closers
+     * harvest": a close continues the connection). Pinned per provider (compat-tests/README,
+     * intended differences). */
+    @Test
+    void whichThreadSubmitsPipelinedExchanges() throws Exception {
+        for (Supplier<Pool> make : pools()) {
+            Pool p = make.get();
+            AtomicInteger fromExecutor = new AtomicInteger();
+            AtomicInteger calls = new AtomicInteger();
+            java.util.concurrent.Executor watching = r -> {
+                calls.incrementAndGet();
+                if (p.threads.contains(Thread.currentThread())) {
+                    fromExecutor.incrementAndGet();
+                }
+                p.exec.execute(r);
+            };
+            try (TestServer t = TestServer.start(ex -> TestServer.respond(ex, 200, ex.getRequestURI().getPath()),
+                    watching); RawClient r = t.raw()) {
+                r.send("GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\n"
+                        + "GET /c HTTP/1.1\r\nHost: a\r\n\r\nGET /d HTTP/1.1\r\nHost: a\r\n\r\n");
+                for (String path : new String[] {"/a", "/b", "/c", "/d"}) {
+                    assertEquals(path, r.read().text(), p.name);
+                }
+                assertEquals(4, calls.get(), p.name);
+                assertEquals(Compat.isTachy() ? 3 : 0, fromExecutor.get(), p.name);
+            } finally {
+                p.exec.shutdownNow();
+            }
+        }
+    }
+
     /** A handler that waits seconds for the rest of its body loses nothing, and other
      * connections are served meanwhile. */
     @Test

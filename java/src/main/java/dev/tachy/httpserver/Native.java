@@ -156,7 +156,10 @@ final class Native {
     /** C's tachy_response_framing values, then TACHY_WIRE_CL_NONE, _GIVEN, _ZERO. */
     static native int[] wireFramings();
 
-    static native int close(long ex);
+    /** tachy_exchange_close_flags: harvest (TACHY_CLOSE_HARVEST) when the caller is a
+     * virtual thread closing a lent exchange - its carrier then serves other ready
+     * connections too, and their tasks queue on that carrier. */
+    static native int close(long ex, boolean harvest);
 
     /** tachy_exchange_hold: while held no call on ex makes a blocking socket call (reads and
      * drains that would wait return EWOULDBLOCK, output stays buffered). */

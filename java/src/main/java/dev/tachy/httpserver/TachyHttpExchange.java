@@ -337,7 +337,9 @@ final class TachyHttpExchange extends HttpExchange {
             if (handle != 0) {
                 // tachy_exchange_close drains the request body, then ends the response body
                 // and returns what ending it returned (TACHY_ESHORT for a short fixed body).
-                rc = Native.close(handle);
+                // A virtual thread closing a lent exchange harvests: its carrier serves other
+                // ready connections too (TACHY_CLOSE_HARVEST, docs/architecture.md).
+                rc = Native.close(handle, lent && Offload.onVirtualThread());
                 if (rc != Native.EWOULDBLOCK) {
                     handle = 0;
                 }
@@ -349,7 +351,7 @@ final class TachyHttpExchange extends HttpExchange {
         }
         if (rc == Native.EWOULDBLOCK) {
             // Held, and the drain would wait for body bytes: made where it may block.
-            rc = blocking(Native::close, false);
+            rc = blocking(h -> Native.close(h, false), false);
             synchronized (this) {
                 handle = 0;
                 ended = true;

@@ -137,7 +137,7 @@ public final class PinningProbe {
     }
 
     /** Reads one response with a Content-length body; returns head + body as text. */
-    private static String response(InputStream in) throws IOException {
+    static String response(InputStream in) throws IOException {
         StringBuilder head = new StringBuilder();
         int ch;
         while (!head.toString().endsWith("\r\n\r\n")) {

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
  * A virtual thread never pins its carrier in a blocking native call: 2,000 handlers on a
  * virtual-thread executor wait for request bodies that have not arrived, on two carriers
  * (parallelism=2, maxPoolSize=2), and other connections are still answered at once
- * (PinningProbe, in a forked Java 21+ JVM: this JVM if it is one, else Temurin 25).
+ * (PinningProbe, in a forked Java 21+ JVM: this JVM if it is one, else Temurin 25). And the
+ * closers' harvest happens on virtual threads and never on a platform pool (HarvestProbe).
  */
 class VirtualThreadPinningTest {
 
@@ -45,6 +46,20 @@ class VirtualThreadPinningTest {
         System.out.println(r.output);
         assertTrue(r.output.contains("4 passed, 0 failed"),
                 r.output);
+        assertEquals(0, r.exit, r.output);
+    }
+
+    /** Closers harvest on virtual threads, never on a platform pool (HarvestProbe). */
+    @Test
+    void closersHarvestOnVirtualThreadsOnly() throws Exception {
+        String java = java21Bin();
+        assumeTrue(java != null, "needs a Java 21+ launcher (virtual threads)");
+        List<String> cmd = TestSupport.cmd(java,
+                "-cp", TestSupport.classesDir() + File.pathSeparator + TestSupport.testClassesDir(),
+                HarvestProbe.class.getName());
+        TestSupport.Result r = TestSupport.run(cmd, 120);
+        System.out.println(r.output);
+        assertTrue(r.output.contains("4 passed, 0 failed"), r.output);
         assertEquals(0, r.exit, r.output);
     }
 }
