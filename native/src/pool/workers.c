@@ -261,7 +261,13 @@ void tachy__pool_unresume(tachy__conn *c) {
  * virtual threads) it then takes up to HARVEST_BATCH more ready connections from the park
  * set, without waiting (epoll_wait with a zero timeout), and serves them the same way:
  * read what is there, dispatch the requests (their handlers only hand off again), park.
- * Under load the executor's threads thus keep themselves fed and no pool thread wakes for
+ * A close harvests only while fewer harvesting exchanges are in flight than there are
+ * CPUs (srv->lent_closers < max_waiters): the tasks queued already come first anyway, an
+ * epoll_wait per close would be one more system call per request, and an executor
+ * thread that keeps refilling its own queue lets tasks submitted from outside it wait
+ * (ForkJoinPool runs its local queue first: harvesting at every close, or once per batch
+ * of n closes, let some wait 50-300 ms). Under load the executor's threads thus keep
+ * themselves fed and no pool thread wakes for
  * each batch of requests - a wake-up that, with as many busy threads as CPUs, preempts an
  * executor's thread: two context switches that cost more than the request (bench/README
  * "Servers"). A pool of platform threads gains nothing: its execute() wakes a worker for
@@ -282,10 +288,7 @@ void tachy__pool_unresume(tachy__conn *c) {
 #define STEP_BACK_MS 1
 
 static __thread int tl_harvesting; /* a harvest is running on this thread (no nesting) */
-/* Closes to let pass without a harvest: a harvest that took n events queued n tasks, most
- * of which this thread closes next; looking again before then would cost an epoll_wait
- * per request for a handful of events (measured: one per request without this). */
-static __thread int tl_harvest_skip;
+
 
 /* Wakes the pool threads that stepped back: they go to epoll_wait (once at least). */
 static void step_wake(struct tachy__pool *p) {
@@ -343,15 +346,12 @@ static void harvest(tachy_server *srv) {
     struct tachy__pool *p = srv->pool;
     if (tl_harvesting || srv->tls || atomic_load(&srv->state) != TACHY__SRV_STARTED)
         return; /* TLS: every step may wait (conn.c leaves it to a pool thread) */
-    if (tl_harvest_skip > 0) {
-        tl_harvest_skip--;
-        return;
-    }
+    if (atomic_load_explicit(&srv->lent_closers, memory_order_relaxed) >= p->max_waiters)
+        return; /* enough tasks are queued or running: the last ones' closes look again */
     tl_harvesting = 1;
     struct epoll_event evs[HARVEST_BATCH];
     int n = epoll_wait(p->epfd, evs, HARVEST_BATCH, 0);
     atomic_fetch_add_explicit(&p->harvests, 1, memory_order_relaxed);
-    tl_harvest_skip = n > 1 ? n - 1 : 0;
     for (int i = 0; i < n; i++) {
         uint64_t tok = ev_token(&evs[i]);
         if (tok == WAKE_TOKEN)
