@@ -261,12 +261,11 @@ void tachy__pool_unresume(tachy__conn *c) {
  * virtual threads) it then takes up to HARVEST_BATCH more ready connections from the park
  * set, without waiting (epoll_wait with a zero timeout), and serves them the same way:
  * read what is there, dispatch the requests (their handlers only hand off again), park.
- * A close harvests only while fewer harvesting exchanges are in flight than there are
- * CPUs (srv->lent_closers < max_waiters): the tasks queued already come first anyway, an
- * epoll_wait per close would be one more system call per request, and an executor
- * thread that keeps refilling its own queue lets tasks submitted from outside it wait
- * (ForkJoinPool runs its local queue first: harvesting at every close, or once per batch
- * of n closes, let some wait 50-300 ms). Under load the executor's threads thus keep
+ * Every such close looks (one epoll_wait per request under load). Looking less often -
+ * once per n closes after a harvest of n, or only while fewer harvesting exchanges are in
+ * flight than CPUs - cut the CPU per request by a further 15-30 % in alternating rounds
+ * but stretched the tail (wrk -c64 p99 59 ms; -c1024 p99 989 ms in bench/run.sh), so it
+ * is not done (bench/README "Executors"). Under load the executor's threads thus keep
  * themselves fed and no pool thread wakes for
  * each batch of requests - a wake-up that, with as many busy threads as CPUs, preempts an
  * executor's thread: two context switches that cost more than the request (bench/README
@@ -346,8 +345,6 @@ static void harvest(tachy_server *srv) {
     struct tachy__pool *p = srv->pool;
     if (tl_harvesting || srv->tls || atomic_load(&srv->state) != TACHY__SRV_STARTED)
         return; /* TLS: every step may wait (conn.c leaves it to a pool thread) */
-    if (atomic_load_explicit(&srv->lent_closers, memory_order_relaxed) >= p->max_waiters)
-        return; /* enough tasks are queued or running: the last ones' closes look again */
     tl_harvesting = 1;
     struct epoll_event evs[HARVEST_BATCH];
     int n = epoll_wait(p->epfd, evs, HARVEST_BATCH, 0);
