@@ -407,8 +407,17 @@ class ExecutorTest {
                 }
                 p.exec.execute(r);
             };
-            try (TestServer t = TestServer.start(ex -> TestServer.respond(ex, 200, ex.getRequestURI().getPath()),
-                    watching); RawClient r = t.raw()) {
+            // The handler waits a little: on tachy a close that came before the connection
+            // thread had lent the connection (it is still returning from execute) leaves the
+            // next request to that thread, not the closer.
+            try (TestServer t = TestServer.start(ex -> {
+                try {
+                    Thread.sleep(30);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                TestServer.respond(ex, 200, ex.getRequestURI().getPath());
+            }, watching); RawClient r = t.raw()) {
                 r.send("GET /a HTTP/1.1\r\nHost: a\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\n"
                         + "GET /c HTTP/1.1\r\nHost: a\r\n\r\nGET /d HTTP/1.1\r\nHost: a\r\n\r\n");
                 for (String path : new String[] {"/a", "/b", "/c", "/d"}) {
