@@ -266,10 +266,9 @@ void tachy__pool_unresume(tachy__conn *c) {
  * flight than CPUs - cut the CPU per request by a further 15-30 % in alternating rounds
  * but stretched the tail (wrk -c64 p99 59 ms; -c1024 p99 989 ms in bench/run.sh), so it
  * is not done (bench/README "Executors"). Under load the executor's threads thus keep
- * themselves fed and no pool thread wakes for
- * each batch of requests - a wake-up that, with as many busy threads as CPUs, preempts an
- * executor's thread: two context switches that cost more than the request (bench/README
- * "Servers"). A pool of platform threads gains nothing: its execute() wakes a worker for
+ * themselves fed and no pool thread wakes for each batch of requests - a wake-up that,
+ * with as many busy threads as CPUs, preempts an executor's thread: two context switches
+ * that cost more than the request (bench/README "Executors"). A pool of platform threads gains nothing: its execute() wakes a worker for
  * every task anyway, and the harvests' epoll_wait calls and the pool threads' 1 ms waits
  * made the fixed pool ~5 % slower (measured), so the bridge closes those without it.
  *
@@ -287,7 +286,6 @@ void tachy__pool_unresume(tachy__conn *c) {
 #define STEP_BACK_MS 1
 
 static __thread int tl_harvesting; /* a harvest is running on this thread (no nesting) */
-
 
 /* Wakes the pool threads that stepped back: they go to epoll_wait (once at least). */
 static void step_wake(struct tachy__pool *p) {

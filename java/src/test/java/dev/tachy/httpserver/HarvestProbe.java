@@ -28,18 +28,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class HarvestProbe {
     private HarvestProbe() {}
 
-    private static int passed;
-    private static int failed;
-
-    private static void check(boolean ok, String what) {
-        System.out.println((ok ? "ok   " : "FAIL ") + what);
-        if (ok) {
-            passed++;
-        } else {
-            failed++;
-        }
-    }
-
     /** Runs rounds on one server with exec; returns {rounds, calls from exec's threads}. */
     private static int[] load(ExecutorService exec, Set<Thread> mine, int minRounds, int maxRounds,
             boolean untilHarvest) throws Exception {
@@ -110,8 +98,8 @@ public final class HarvestProbe {
             return t;
         });
         int[] v = load(vt, vts, 20, 100_000, true);
-        check(v[2] == 0, "virtual threads: every answer right (" + v[0] + " rounds x 16)");
-        check(v[1] > 0, "virtual threads: " + v[1] + " tasks submitted by closers' harvests in "
+        PinningProbe.check(v[2] == 0, "virtual threads: every answer right (" + v[0] + " rounds x 16)");
+        PinningProbe.check(v[1] > 0, "virtual threads: " + v[1] + " tasks submitted by closers' harvests in "
                 + v[0] + " rounds");
 
         Set<Thread> pool = ConcurrentHashMap.newKeySet();
@@ -122,10 +110,10 @@ public final class HarvestProbe {
             return t;
         });
         int[] f = load(fixed, pool, 200, 200, false);
-        check(f[2] == 0, "fixed pool: every answer right (" + f[0] + " rounds x 16)");
-        check(f[1] == 0, "fixed pool: no harvest on platform threads (" + f[1] + " tasks submitted "
+        PinningProbe.check(f[2] == 0, "fixed pool: every answer right (" + f[0] + " rounds x 16)");
+        PinningProbe.check(f[1] == 0, "fixed pool: no harvest on platform threads (" + f[1] + " tasks submitted "
                 + "by the pool's threads in " + f[0] + " rounds)");
-        System.out.println(passed + " passed, " + failed + " failed");
-        System.exit(failed == 0 ? 0 : 1);
+        System.out.println(PinningProbe.passed + " passed, " + PinningProbe.failed + " failed");
+        System.exit(PinningProbe.failed == 0 ? 0 : 1);
     }
 }

@@ -27,10 +27,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class PinningProbe {
     private PinningProbe() {}
 
-    private static int passed;
-    private static int failed;
+    /** Check counts of this JVM's probe (HarvestProbe uses them too: one probe per JVM). */
+    static int passed;
+    static int failed;
 
-    private static void check(boolean ok, String what) {
+    /** Prints "ok" or "FAIL" and what was checked, and counts it. */
+    static void check(boolean ok, String what) {
         System.out.println((ok ? "ok   " : "FAIL ") + what);
         if (ok) {
             passed++;
