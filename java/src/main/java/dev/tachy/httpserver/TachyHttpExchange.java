@@ -339,7 +339,7 @@ final class TachyHttpExchange extends HttpExchange {
                 // and returns what ending it returned (TACHY_ESHORT for a short fixed body).
                 // A virtual thread closing a lent exchange harvests: its carrier serves other
                 // ready connections too (TACHY_CLOSE_HARVEST, docs/architecture.md).
-                rc = Native.close(handle, lent && Offload.onVirtualThread());
+                rc = Native.close(handle, lent && closerIsVirtual());
                 if (rc != Native.EWOULDBLOCK) {
                     handle = 0;
                 }
@@ -362,6 +362,19 @@ final class TachyHttpExchange extends HttpExchange {
             context.tachyServer().pending.remove(this);
         }
         return rc;
+    }
+
+    /** On a virtual thread: from now on the server submits exchanges in order
+     * (TachyHttpServer.inOrder). */
+    private boolean closerIsVirtual() {
+        if (!Offload.onVirtualThread()) {
+            return false;
+        }
+        TachyHttpServer srv = context.tachyServer();
+        if (!srv.inOrder) {
+            srv.inOrder = true;
+        }
+        return true;
     }
 
     /* ---- the hand-off to an executor (lend) ------------------------------------------------ */

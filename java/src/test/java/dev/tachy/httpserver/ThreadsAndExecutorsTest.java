@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -163,6 +166,101 @@ class ThreadsAndExecutorsTest {
             assertTrue(got.endsWith("accepted"), got);
         } finally {
             s.stop(0);
+        }
+    }
+
+    /**
+     * A ForkJoinPool that holds what it is given until {@code hold} tasks are there, then
+     * runs them newest first on one thread (a worker draining one busy queue while an older
+     * task waits in another looks like this from outside), or rejects every other one.
+     */
+    private static final class HoldingPool extends ForkJoinPool {
+        final List<Runnable> held = new CopyOnWriteArrayList<>();
+        final int hold;
+        final boolean rejectEveryOther;
+        final AtomicInteger calls = new AtomicInteger();
+
+        HoldingPool(int hold, boolean rejectEveryOther) {
+            super(1);
+            this.hold = hold;
+            this.rejectEveryOther = rejectEveryOther;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            if (rejectEveryOther && calls.incrementAndGet() % 2 == 1) {
+                throw new RejectedExecutionException("full");
+            }
+            if (hold == 0) {
+                new Thread(task, "one-shot").start();
+                return;
+            }
+            held.add(task);
+            if (held.size() == hold) {
+                new Thread(() -> {
+                    for (int i = held.size() - 1; i >= 0; i--) {
+                        held.get(i).run();
+                    }
+                }, "newest-first").start();
+            }
+        }
+    }
+
+    @Test
+    void onAForkJoinPoolExchangesStartInTheOrderTheyWereSubmitted() throws Exception {
+        int n = 4;
+        HoldingPool pool = new HoldingPool(n, false);
+        List<String> ran = new CopyOnWriteArrayList<>();
+        HttpServer s = TestSupport.server("/", ex -> {
+            String path = ex.getRequestURI().getPath();
+            ran.add(path);
+            TestSupport.respond(ex, 200, path);
+        });
+        s.setExecutor(pool);
+        s.start();
+        List<Socket> socks = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) { // one request per connection, submitted one after the other
+                Socket sock = new Socket(TestSupport.LOOPBACK, s.getAddress().getPort());
+                sock.setSoTimeout(10_000);
+                socks.add(sock);
+                sock.getOutputStream().write(("GET /" + i + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                        .getBytes(StandardCharsets.ISO_8859_1));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (pool.held.size() <= i && System.nanoTime() < deadline) {
+                    Thread.sleep(2);
+                }
+                assertEquals(i + 1, pool.held.size(), "tasks submitted after request " + i);
+            }
+            for (int i = 0; i < n; i++) { // each connection gets its own response
+                String got = new String(socks.get(i).getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+                assertTrue(got.startsWith("HTTP/1.1 200") && got.endsWith("\r\n\r\n/" + i), got);
+            }
+            // The tasks ran newest first, the exchanges oldest first.
+            assertEquals(List.of("/0", "/1", "/2", "/3"), ran);
+        } finally {
+            for (Socket sock : socks) {
+                sock.close();
+            }
+            s.stop(0);
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void onAForkJoinPoolARejectedExchangeClosesItsConnectionToo() throws Exception {
+        HoldingPool pool = new HoldingPool(0, true);
+        HttpServer s = TestSupport.server("/", ex -> TestSupport.respond(ex, 200, "accepted"));
+        s.setExecutor(pool);
+        s.start();
+        try {
+            assertEquals("", TestSupport.raw(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 5000));
+            String got = TestSupport.raw(s, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5000);
+            assertTrue(got.endsWith("accepted"), got);
+            assertEquals("", TestSupport.raw(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 5000));
+        } finally {
+            s.stop(0);
+            pool.shutdownNow();
         }
     }
 
