@@ -261,16 +261,22 @@ void tachy__pool_unresume(tachy__conn *c) {
  * virtual threads) it then takes up to HARVEST_BATCH more ready connections from the park
  * set, without waiting (epoll_wait with a zero timeout), and serves them the same way:
  * read what is there, dispatch the requests (their handlers only hand off again), park.
- * Every such close looks (one epoll_wait per request under load). Looking less often -
- * once per n closes after a harvest of n, or only while fewer harvesting exchanges are in
- * flight than CPUs - cut the CPU per request by a further 15-30 % in alternating rounds
- * but stretched the tail (wrk -c64 p99 59 ms; -c1024 p99 989 ms in bench/run.sh), so it
- * is not done (bench/README "Executors"). Under load the executor's threads thus keep
- * themselves fed and no pool thread wakes for each batch of requests - a wake-up that,
- * with as many busy threads as CPUs, preempts an executor's thread: two context switches
- * that cost more than the request (bench/README "Executors"). A pool of platform threads gains nothing: its execute() wakes a worker for
- * every task anyway, and the harvests' epoll_wait calls and the pool threads' 1 ms waits
- * made the fixed pool ~5 % slower (measured), so the bridge closes those without it.
+ * A harvest that served n connections makes its thread skip the next n - 1 harvests
+ * (tl_harvest_skip): the connections it served close again about then, so one look per
+ * batch is enough. Looking at every close cost one epoll_wait per request under load;
+ * skipping cut the CPU per request by 5-20 % in alternating rounds at 64 and 1,024
+ * connections with the same p99 (bench/README "Executors"). An earlier attempt (counting
+ * events, not connections served) seemed to stretch the tail to seconds at 1,024
+ * connections; that tail was a ForkJoinPool serving one submission queue while the others
+ * waited - it was there with no harvest at all - which the provider now avoids by running
+ * exchanges oldest first (TachyHttpServer.run).
+ *
+ * Under load the executor's threads thus keep themselves fed and no pool thread wakes for
+ * each batch of requests - a wake-up that, with as many busy threads as CPUs, preempts an
+ * executor's thread: two context switches that cost more than the request. A pool of
+ * platform threads gains nothing: its execute() wakes a worker for every task anyway, and
+ * the harvests' epoll_wait calls and the pool threads' 1 ms waits made the fixed pool ~5 %
+ * slower (measured), so the bridge closes those without it.
  *
  * That only works if pool threads are not waiting in the park set meanwhile: the kernel
  * would hand every event to them first. So a pool thread steps back (step_back) while
@@ -285,7 +291,8 @@ void tachy__pool_unresume(tachy__conn *c) {
 #define HARVEST_BATCH 8
 #define STEP_BACK_MS 1
 
-static __thread int tl_harvesting; /* a harvest is running on this thread (no nesting) */
+static __thread int tl_harvesting;   /* a harvest is running on this thread (no nesting) */
+static __thread int tl_harvest_skip; /* harvests this thread skips (see above) */
 
 /* Wakes the pool threads that stepped back: they go to epoll_wait (once at least). */
 static void step_wake(struct tachy__pool *p) {
@@ -343,7 +350,12 @@ static void harvest(tachy_server *srv) {
     struct tachy__pool *p = srv->pool;
     if (tl_harvesting || srv->tls || atomic_load(&srv->state) != TACHY__SRV_STARTED)
         return; /* TLS: every step may wait (conn.c leaves it to a pool thread) */
+    if (tl_harvest_skip > 0) {
+        tl_harvest_skip--;
+        return;
+    }
     tl_harvesting = 1;
+    int served = 0;
     struct epoll_event evs[HARVEST_BATCH];
     int n = epoll_wait(p->epfd, evs, HARVEST_BATCH, 0);
     atomic_fetch_add_explicit(&p->harvests, 1, memory_order_relaxed);
@@ -362,9 +374,12 @@ static void harvest(tachy_server *srv) {
         atomic_fetch_add_explicit(&p->progress, 1, memory_order_relaxed);
         if (__builtin_expect(p->ws_of[c->slot] != NULL, 0))
             requeue(c); /* a WebSocket's callbacks may block: a pool thread's */
-        else
+        else {
             run_conn(c, 1);
+            served++;
+        }
     }
+    tl_harvest_skip = served > 1 ? served - 1 : 0;
     tl_harvesting = 0;
 }
 
