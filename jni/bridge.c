@@ -13,7 +13,9 @@
  * Upcalls: Native.dispatch (per request) and Native.log. Native.log runs inside
  * PushLocalFrame/PopLocalFrame; Native.dispatch creates no local reference at all (the request
  * head, in the format of jni/wire.h, travels in a per-thread byte[] held as a global reference, see head_array), and
- * ExceptionCheck follows every JNI call that can throw. The class and method IDs are cached
+ * ExceptionCheck follows every JNI call that can throw; off the pool, an executor's thread that
+ * closes an exchange lends its own array for the requests its close dispatches
+ * (tachy_jni__borrow_head). The class and method IDs are cached
  * once in JNI_OnLoad as global references: nothing is looked up per request, and no global
  * reference is created per request (one per thread, for its upcall array).
  */
@@ -152,6 +154,14 @@ void tachy_jni__log(void *user, int level, const char *message) {
  */
 static __thread jbyteArray tl_head;
 static __thread jsize tl_head_cap;
+/* Off the pool: the array the running native call lent (bridge.h), else none. */
+static __thread tachy_jni_borrowed tl_borrowed;
+
+tachy_jni_borrowed tachy_jni__borrow_head(tachy_jni_borrowed b) {
+    tachy_jni_borrowed prev = tl_borrowed;
+    tl_borrowed = b;
+    return prev;
+}
 
 /* Deletes the calling thread's upcall array (before it detaches). */
 static void head_array_release(JNIEnv *env) {
@@ -163,13 +173,17 @@ static void head_array_release(JNIEnv *env) {
 }
 
 /* The thread's upcall array with room for len bytes, or NULL (exception cleared). On a
- * thread that is not one of the pool's a new local array (the caller deletes it): nothing
- * would delete a global one when that thread ends. */
+ * thread that is not one of the pool's the array the running native call lent
+ * (tachy_jni__borrow_head) if it is large enough, else a new local array (the caller deletes
+ * it): nothing would delete a global one when that thread ends. */
 static jbyteArray head_array(JNIEnv *env, size_t len) {
     if (tl_head != NULL && (size_t)tl_head_cap >= len) {
         return tl_head;
     }
     if (!tl_pool_thread) {
+        if (tl_borrowed.array != NULL && (size_t)tl_borrowed.cap >= len) {
+            return tl_borrowed.array;
+        }
         jbyteArray local = len <= INT32_MAX ? (*env)->NewByteArray(env, (jsize)len) : NULL;
         if (local == NULL) {
             (*env)->ExceptionClear(env);
@@ -259,14 +273,16 @@ int tachy_jni__dispatch(tachy_exchange *ex, void *user) {
     head_build(&b, ex);
     int result = -1;
     jbyteArray head = b.failed ? NULL : head_array(env, b.len);
+    /* A new local array (off the pool, nothing lent or too small): deleted after the call. */
+    int fresh = head != NULL && head != tl_head && head != tl_borrowed.array;
     if (head != NULL) {
         /* In bounds by construction (the array holds at least b.len bytes): cannot throw. */
         (*env)->SetByteArrayRegion(env, head, 0, (jsize)b.len, (const jbyte *)b.p);
         /* No local reference is created on a pool thread's path (the array is a global
-         * reference), so the upcall needs no local frame of its own. */
+         * reference) nor with a lent array, so the upcall needs no local frame of its own. */
         jint rc = (*env)->CallStaticIntMethod(env, g_native, g_dispatch, id,
                                              (jlong)(intptr_t)ex, head, (jint)b.len);
-        if (!tl_pool_thread) {
+        if (fresh) {
             (*env)->DeleteLocalRef(env, head);
         }
         if (!(*env)->ExceptionCheck(env)) {

@@ -62,6 +62,23 @@ void tachy_jni__log(void *user, int level, const char *message);
  * thread (detached at its exit by the key destructor). NULL if the JVM refuses. */
 JNIEnv *tachy_jni__env(void);
 
+/*
+ * An array the caller of a native lends the bridge as the upcall array of the requests it
+ * dispatches on a thread that is not one of the pool's: Native.close on an executor's thread
+ * whose close continues the connection (the next pipelined request, a harvest) passes one,
+ * so those upcalls neither create a local array nor delete it. It is a local reference of
+ * that native call: set by it on entry and put back (the previous value) before it returns,
+ * so nested calls (a handler run inline by its executor closes its own exchange) each see
+ * their own. array NULL: none.
+ */
+typedef struct tachy_jni_borrowed {
+    jbyteArray array;
+    jsize cap;
+} tachy_jni_borrowed;
+
+/* Makes b the calling thread's borrowed upcall array; returns the one it replaces. */
+tachy_jni_borrowed tachy_jni__borrow_head(tachy_jni_borrowed b);
+
 /* Registers WsNative's methods and caches TachyWebSocket's upcalls (ws_natives.c). */
 int tachy_jni__register_ws_natives(JNIEnv *env);
 

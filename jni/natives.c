@@ -424,11 +424,38 @@ static jintArray JNICALL n_wire_framings(JNIEnv *env, jclass cls) {
 }
 
 /* harvest: the caller is a virtual thread (TACHY_CLOSE_HARVEST: its carrier serves other
- * ready connections after this one, their tasks queue on that carrier). */
-static jint JNICALL n_close(JNIEnv *env, jclass cls, jlong ex, jboolean harvest) {
+ * ready connections after this one, their tasks queue on that carrier). scratch (may be
+ * null): lent to the bridge as the upcall array of the requests this close dispatches when
+ * it continues a lent exchange's connection on the calling thread (bridge.h). */
+static jint JNICALL n_close(JNIEnv *env, jclass cls, jlong ex, jboolean harvest,
+                            jbyteArray scratch) {
+    (void)cls;
+    tachy_jni_borrowed lend = {NULL, 0};
+    if (scratch != NULL) {
+        lend.array = scratch;
+        lend.cap = (*env)->GetArrayLength(env, scratch);
+    }
+    tachy_jni_borrowed prev = tachy_jni__borrow_head(lend);
+    jint rc = tachy_exchange_close_flags(PTR(tachy_exchange, ex),
+                                         harvest ? TACHY_CLOSE_HARVEST : 0);
+    (void)tachy_jni__borrow_head(prev);
+    return rc;
+}
+
+/* TachyHttpExchange.lend: tachy_exchange_hold on, then tachy_exchange_defer_flags with
+ * TACHY_DEFER_CLOSER_CONTINUES - one call where there were two. On failure the hold is
+ * taken back and the negative code returned. */
+static jint JNICALL n_lend(JNIEnv *env, jclass cls, jlong ex) {
     (void)env;
     (void)cls;
-    return tachy_exchange_close_flags(PTR(tachy_exchange, ex), harvest ? TACHY_CLOSE_HARVEST : 0);
+    tachy_exchange *x = PTR(tachy_exchange, ex);
+    int rc = tachy_exchange_hold(x, 1);
+    if (rc < 0)
+        return rc;
+    rc = tachy_exchange_defer_flags(x, TACHY_DEFER_CLOSER_CONTINUES);
+    if (rc < 0)
+        (void)tachy_exchange_hold(x, 0);
+    return rc;
 }
 
 static jint JNICALL n_request_body_close(JNIEnv *env, jclass cls, jlong ex) {
@@ -472,7 +499,8 @@ static const JNINativeMethod k_methods[] = {
     M("wireEcho", "([BI)[B", n_wire_echo),
     M("wireResult", "(JII)J", n_wire_result),
     M("wireFramings", "()[I", n_wire_framings),
-    M("close", "(JZ)I", n_close),
+    M("close", "(JZ[B)I", n_close),
+    M("lend", "(J)I", n_lend),
     M("defer", "(JZ)I", n_defer),
     M("abort", "(J)I", n_abort),
     M("tryFlush", "(J)I", n_try_flush),

@@ -105,6 +105,10 @@ final class TachyHttpExchange extends HttpExchange {
     private int unflushed;
     /** Held output beyond this is sent (by a thread that may block) before more is taken. */
     private static final int HELD_FLUSH_AT = 64 * 1024;
+    /** The array a lent exchange's close lends the bridge for the request heads it
+     * dispatches (Native.close): the head of a request from an API client or a benchmark
+     * fits (a browser's with cookies may not: it then gets an array of its own). */
+    private static final int HEAD_SCRATCH = 512;
 
     private static final VarHandle REQUEST_HEADERS;
 
@@ -339,7 +343,10 @@ final class TachyHttpExchange extends HttpExchange {
                 // and returns what ending it returned (TACHY_ESHORT for a short fixed body).
                 // A virtual thread closing a lent exchange harvests: its carrier serves other
                 // ready connections too (TACHY_CLOSE_HARVEST, docs/architecture.md).
-                rc = Native.close(handle, lent && closerIsVirtual());
+                // A lent exchange's close continues the connection here and may dispatch the
+                // next requests: they come up in this array rather than a new one each.
+                rc = lent ? Native.close(handle, closerIsVirtual(), new byte[HEAD_SCRATCH])
+                        : Native.close(handle, false, null);
                 if (rc != Native.EWOULDBLOCK) {
                     handle = 0;
                 }
@@ -351,7 +358,7 @@ final class TachyHttpExchange extends HttpExchange {
         }
         if (rc == Native.EWOULDBLOCK) {
             // Held, and the drain would wait for body bytes: made where it may block.
-            rc = blocking(h -> Native.close(h, false), false);
+            rc = blocking(h -> Native.close(h, false, null), false);
             synchronized (this) {
                 handle = 0;
                 ended = true;
@@ -393,9 +400,7 @@ final class TachyHttpExchange extends HttpExchange {
         if (handle == 0) {
             return false;
         }
-        Native.hold(handle, true);
-        if (Native.defer(handle, true) < 0) {
-            Native.hold(handle, false);
+        if (Native.lend(handle) < 0) {
             return false;
         }
         lent = true;
