@@ -20,6 +20,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -297,6 +298,62 @@ class ExecutorTest {
             } finally {
                 t.close();
                 p.exec.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * stop(1) called by a handler running on the executor, its own exchange still open: stop
+     * waits the delay for it (it cannot end meanwhile), then closes the connections and
+     * returns - no deadlock, and the server accepts nothing after. The same with an executor
+     * that runs tasks at once (the handler then runs on the JDK's dispatcher thread, on
+     * tachy's connection thread), but for the accepting.
+     */
+    @Test
+    void stopCalledByAHandlerOnTheExecutorWaitsTheDelayAndStops() throws Exception {
+        List<Supplier<Pool>> all = new ArrayList<>(pools());
+        all.add(() -> new Pool("direct", f -> null, ExecutorTest::daemon));
+        for (Supplier<Pool> make : all) {
+            Pool p = make.get();
+            AtomicReference<TestServer> self = new AtomicReference<>();
+            AtomicLong stopMs = new AtomicLong(-1);
+            CountDownLatch stopped = new CountDownLatch(1);
+            java.util.concurrent.Executor exec = p.exec != null ? p.exec : Runnable::run;
+            TestServer t = TestServer.start(ex -> {
+                long t0 = System.nanoTime();
+                self.get().server.stop(1);
+                stopMs.set(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+                stopped.countDown();
+                try {
+                    TestServer.respond(ex, 200, "after stop");
+                } catch (java.io.IOException expected) {
+                    // stop closed the connection
+                }
+            }, exec);
+            self.set(t);
+            int port = t.port();
+            try (RawClient r = t.raw()) {
+                r.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+                assertTrue(stopped.await(10, TimeUnit.SECONDS), p.name + ": stop() returned in the handler");
+                long ms = stopMs.get();
+                assertTrue(ms >= 800 && ms < 3500, p.name + ": stop(1) in a handler took " + ms + " ms");
+                if (p.exec == null) {
+                    // The JDK's dispatcher thread is the one in the handler: its listening
+                    // channel is closed for good only once that thread selects again.
+                    continue;
+                }
+                boolean refused;
+                try (java.net.Socket probe = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+                    refused = false;
+                } catch (java.io.IOException e) {
+                    refused = true;
+                }
+                assertTrue(refused, p.name + ": the stopped server still accepts connections");
+            } finally {
+                t.close();
+                if (p.exec != null) {
+                    p.exec.shutdownNow();
+                }
             }
         }
     }

@@ -237,7 +237,12 @@ public final class TachyHttpServer extends HttpServer {
         return e;
     }
 
-    /** The server whose handler the current thread is running (stop() from a handler). */
+    /**
+     * The server whose handler the current platform thread is running (stop() from a
+     * handler on a connection thread must not wait for that thread). Not set on virtual
+     * threads: they are never connection threads, and a first thread-local on a new virtual
+     * thread costs a map per exchange.
+     */
     private static final ThreadLocal<TachyHttpServer> IN_HANDLER = new ThreadLocal<>();
 
     /**
@@ -248,6 +253,17 @@ public final class TachyHttpServer extends HttpServer {
     public void stop(int delay) {
         if (delay < 0) {
             throw new IllegalArgumentException("negative delay parameter");
+        }
+        if (Offload.onVirtualThread()) {
+            // The native stop waits (up to the delay for the exchanges in progress, this
+            // thread's own if it is a handler's): on a platform thread, this one parked
+            // rather than pinning its carrier. A virtual thread is no connection thread, so
+            // the stop need not wait for it.
+            Offload.call(() -> {
+                stopNow(delay, 0);
+                return 0;
+            });
+            return;
         }
         if (IN_HANDLER.get() == this) {
             // Called by one of this server's handlers: the native stop waits for every
@@ -578,10 +594,21 @@ public final class TachyHttpServer extends HttpServer {
         return 0;
     }
 
-    /** Runs the chain; maps the outcome to the C handler's return value. */
+    /** Runs the chain on a platform thread, marked as this server's handler (IN_HANDLER). */
     int invoke(TachyHttpContext ctx, TachyHttpExchange x) {
         TachyHttpServer outer = IN_HANDLER.get();
         IN_HANDLER.set(this);
+        try {
+            return chain(ctx, x);
+        } finally {
+            // set(null) rather than remove(): the connection thread keeps its entry (cheaper
+            // than removing and re-inserting it for every request), and null holds nothing.
+            IN_HANDLER.set(outer);
+        }
+    }
+
+    /** Runs the chain; maps the outcome to the C handler's return value. */
+    private static int chain(TachyHttpContext ctx, TachyHttpExchange x) {
         try {
             ctx.invoke(x);
         } catch (Exception t) {
@@ -592,10 +619,6 @@ public final class TachyHttpServer extends HttpServer {
         } catch (Throwable t) {
             LOGGER.log(Level.ERROR, "ServerImpl.Exchange", t);
             return x.afterFailure();
-        } finally {
-            // set(null) rather than remove(): the connection thread keeps its entry (cheaper
-            // than removing and re-inserting it for every request), and null holds nothing.
-            IN_HANDLER.set(outer);
         }
         x.handlerReturned();
         return 0;
@@ -619,8 +642,10 @@ public final class TachyHttpServer extends HttpServer {
         public void run() {
             if (x.rejected()) {
                 x.rejectBadRequest(); // not on the dispatching thread: it must not block
+            } else if (Offload.onVirtualThread()) {
+                chain(ctx, x); // no IN_HANDLER mark (see there)
             } else {
-                invoke(ctx, x);
+                invoke(ctx, x); // a platform thread, perhaps a connection thread (Runnable::run)
             }
         }
     }
