@@ -425,16 +425,15 @@ static jintArray JNICALL n_wire_framings(JNIEnv *env, jclass cls) {
 
 /* harvest: the caller is a virtual thread (TACHY_CLOSE_HARVEST: its carrier serves other
  * ready connections after this one, their tasks queue on that carrier). scratch (may be
- * null): lent to the bridge as the upcall array of the requests this close dispatches when
+ * null), scratch_len bytes long: lent to the bridge as the upcall array of the requests this close dispatches when
  * it continues a lent exchange's connection on the calling thread (bridge.h). */
 static jint JNICALL n_close(JNIEnv *env, jclass cls, jlong ex, jboolean harvest,
-                            jbyteArray scratch) {
+                            jbyteArray scratch, jint scratch_len) {
+    (void)env;
     (void)cls;
-    tachy_jni_borrowed lend = {NULL, 0};
-    if (scratch != NULL) {
-        lend.array = scratch;
-        lend.cap = (*env)->GetArrayLength(env, scratch);
-    }
+    /* scratch_len is scratch.length, passed by Java (a GetArrayLength costs a JNI
+     * transition per close; the bridge trusts Java's bounds as n_write does). */
+    tachy_jni_borrowed lend = {scratch, scratch != NULL ? scratch_len : 0};
     tachy_jni_borrowed prev = tachy_jni__borrow_head(lend);
     jint rc = tachy_exchange_close_flags(PTR(tachy_exchange, ex),
                                          harvest ? TACHY_CLOSE_HARVEST : 0);
@@ -499,7 +498,7 @@ static const JNINativeMethod k_methods[] = {
     M("wireEcho", "([BI)[B", n_wire_echo),
     M("wireResult", "(JII)J", n_wire_result),
     M("wireFramings", "()[I", n_wire_framings),
-    M("close", "(JZ[B)I", n_close),
+    M("close", "(JZ[BI)I", n_close),
     M("lend", "(J)I", n_lend),
     M("defer", "(JZ)I", n_defer),
     M("abort", "(J)I", n_abort),

@@ -223,8 +223,8 @@ static jint dispatch(jint id, jlong ex, jbyteArray head, jint head_len) {
         (jlong(*)(JNIEnv *, jclass, jlong, jint, jlong, jbyteArray, jint))find_native("sendResponseHeaders", "(JIJ[BI)J");
     jint (*write_fn)(JNIEnv *, jclass, jlong, jbyteArray, jint, jint) =
         (jint(*)(JNIEnv *, jclass, jlong, jbyteArray, jint, jint))find_native("write", "(J[BII)I");
-    jint (*close_fn)(JNIEnv *, jclass, jlong, jboolean, jbyteArray) =
-        (jint(*)(JNIEnv *, jclass, jlong, jboolean, jbyteArray))find_native("close", "(JZ[B)I");
+    jint (*close_fn)(JNIEnv *, jclass, jlong, jboolean, jbyteArray, jint) =
+        (jint(*)(JNIEnv *, jclass, jlong, jboolean, jbyteArray, jint))find_native("close", "(JZ[BI)I");
     if (send_headers == NULL || write_fn == NULL || close_fn == NULL)
         return -1;
     fobj *h = as(head, K_BYTES);
@@ -248,7 +248,7 @@ static jint dispatch(jint id, jlong ex, jbyteArray head, jint head_len) {
     if (write_fn(&g_env, NULL, ex, (jbyteArray)jb, 0, (jint)sizeof BODY - 1) < 0)
         return -1;
     __atomic_add_fetch(&g_dispatched, 1, __ATOMIC_SEQ_CST);
-    return close_fn(&g_env, NULL, ex, JNI_FALSE, NULL) < 0 ? -1 : 0;
+    return close_fn(&g_env, NULL, ex, JNI_FALSE, NULL, 0) < 0 ? -1 : 0;
 }
 
 static jint f_call_static_int_method(JNIEnv *env, jclass c, jmethodID m, ...) {
@@ -403,7 +403,7 @@ int main(int argc, char **argv) {
         {"serverBind", "(JLjava/lang/String;II)I"}, {"serverStart", "(JZ)I"},
         {"serverPort", "(J)I"}, {"contextCreate", "(JLjava/lang/String;I)J"},
         {"serverStop", "(JI)I"}, {"serverDestroy", "(J)V"},
-        {"sendResponseHeaders", "(JIJ[BI)J"}, {"write", "(J[BII)I"}, {"close", "(JZ[B)I"},
+        {"sendResponseHeaders", "(JIJ[BI)J"}, {"write", "(J[BII)I"}, {"close", "(JZ[BI)I"},
         {"lend", "(J)I"},
     };
     int all = 1;

@@ -158,11 +158,11 @@ final class Native {
 
     /** tachy_exchange_close_flags: harvest (TACHY_CLOSE_HARVEST) when the caller is a
      * virtual thread closing a lent exchange - its carrier then serves other ready
-     * connections too, and their tasks queue on that carrier. scratch (may be null): the
-     * upcall array of the requests this close dispatches when it continues the connection
-     * on the calling thread (jni/bridge.h, tachy_jni_borrowed); null or too small: a new
-     * array per request, as before. */
-    static native int close(long ex, boolean harvest, byte[] scratch);
+     * connections too, and their tasks queue on that carrier. scratch (may be null; its
+     * length in scratchLen, trusted): the upcall array of the requests this close
+     * dispatches when it continues the connection on the calling thread (jni/bridge.h,
+     * tachy_jni_borrowed); null or too small: a new array per request. */
+    static native int close(long ex, boolean harvest, byte[] scratch, int scratchLen);
 
     /** tachy_exchange_hold on, then tachy_exchange_defer_flags(TACHY_DEFER_CLOSER_CONTINUES):
      * the exchange goes to the executor. 0, or a code (the hold is then off again). */

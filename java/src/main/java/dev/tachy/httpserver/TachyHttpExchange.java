@@ -345,8 +345,8 @@ final class TachyHttpExchange extends HttpExchange {
                 // ready connections too (TACHY_CLOSE_HARVEST, docs/architecture.md).
                 // A lent exchange's close continues the connection here and may dispatch the
                 // next requests: they come up in this array rather than a new one each.
-                rc = lent ? Native.close(handle, closerIsVirtual(), new byte[HEAD_SCRATCH])
-                        : Native.close(handle, false, null);
+                rc = lent ? Native.close(handle, closerIsVirtual(), new byte[HEAD_SCRATCH], HEAD_SCRATCH)
+                        : Native.close(handle, false, null, 0);
                 if (rc != Native.EWOULDBLOCK) {
                     handle = 0;
                 }
@@ -358,7 +358,7 @@ final class TachyHttpExchange extends HttpExchange {
         }
         if (rc == Native.EWOULDBLOCK) {
             // Held, and the drain would wait for body bytes: made where it may block.
-            rc = blocking(h -> Native.close(h, false, null), false);
+            rc = blocking(h -> Native.close(h, false, null, 0), false);
             synchronized (this) {
                 handle = 0;
                 ended = true;
