@@ -174,9 +174,10 @@ static void head_array_release(JNIEnv *env) {
 
 /* The thread's upcall array with room for len bytes, or NULL (exception cleared). On a
  * thread that is not one of the pool's the array the running native call lent
- * (tachy_jni__borrow_head) if it is large enough, else a new local array (the caller deletes
- * it): nothing would delete a global one when that thread ends. */
-static jbyteArray head_array(JNIEnv *env, size_t len) {
+ * (tachy_jni__borrow_head) if it is large enough, else a new local array, which the caller
+ * deletes (*is_local set): nothing would delete a global one when that thread ends. */
+static jbyteArray head_array(JNIEnv *env, size_t len, int *is_local) {
+    *is_local = 0;
     if (tl_head != NULL && (size_t)tl_head_cap >= len) {
         return tl_head;
     }
@@ -184,11 +185,12 @@ static jbyteArray head_array(JNIEnv *env, size_t len) {
         if (tl_borrowed.array != NULL && (size_t)tl_borrowed.cap >= len) {
             return tl_borrowed.array;
         }
-        jbyteArray local = len <= INT32_MAX ? (*env)->NewByteArray(env, (jsize)len) : NULL;
-        if (local == NULL) {
+        jbyteArray a = len <= INT32_MAX ? (*env)->NewByteArray(env, (jsize)len) : NULL;
+        if (a == NULL) {
             (*env)->ExceptionClear(env);
         }
-        return local;
+        *is_local = a != NULL;
+        return a;
     }
     if (len > INT32_MAX / 2) {
         return NULL;
@@ -272,9 +274,8 @@ int tachy_jni__dispatch(tachy_exchange *ex, void *user) {
     tachy_wire_init(&b, stack, sizeof stack);
     head_build(&b, ex);
     int result = -1;
-    jbyteArray head = b.failed ? NULL : head_array(env, b.len);
-    /* A new local array (off the pool, nothing lent or too small): deleted after the call. */
-    int fresh = head != NULL && head != tl_head && head != tl_borrowed.array;
+    int local = 0; /* a new local array (off the pool, nothing lent or too small) */
+    jbyteArray head = b.failed ? NULL : head_array(env, b.len, &local);
     if (head != NULL) {
         /* In bounds by construction (the array holds at least b.len bytes): cannot throw. */
         (*env)->SetByteArrayRegion(env, head, 0, (jsize)b.len, (const jbyte *)b.p);
@@ -282,7 +283,7 @@ int tachy_jni__dispatch(tachy_exchange *ex, void *user) {
          * reference) nor with a lent array, so the upcall needs no local frame of its own. */
         jint rc = (*env)->CallStaticIntMethod(env, g_native, g_dispatch, id,
                                              (jlong)(intptr_t)ex, head, (jint)b.len);
-        if (fresh) {
+        if (local) {
             (*env)->DeleteLocalRef(env, head);
         }
         if (!(*env)->ExceptionCheck(env)) {

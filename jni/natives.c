@@ -260,13 +260,12 @@ static jint JNICALL n_write(JNIEnv *env, jclass cls, jlong ex, jbyteArray b, jin
     return len;
 }
 
-/* lent: the handler runs on an executor, which closes the exchange and continues the
- * connection itself (TACHY_DEFER_CLOSER_CONTINUES); else another thread closes it later. */
-static jint JNICALL n_defer(JNIEnv *env, jclass cls, jlong ex, jboolean lent) {
+/* The handler returned without closing: another thread closes the exchange later (an
+ * executor's exchange is deferred by n_lend, with TACHY_DEFER_CLOSER_CONTINUES). */
+static jint JNICALL n_defer(JNIEnv *env, jclass cls, jlong ex) {
     (void)env;
     (void)cls;
-    return tachy_exchange_defer_flags(PTR(tachy_exchange, ex),
-                                      lent ? TACHY_DEFER_CLOSER_CONTINUES : 0);
+    return tachy_exchange_defer(PTR(tachy_exchange, ex));
 }
 
 static jint JNICALL n_abort(JNIEnv *env, jclass cls, jlong ex) {
@@ -425,8 +424,9 @@ static jintArray JNICALL n_wire_framings(JNIEnv *env, jclass cls) {
 
 /* harvest: the caller is a virtual thread (TACHY_CLOSE_HARVEST: its carrier serves other
  * ready connections after this one, their tasks queue on that carrier). scratch (may be
- * null), scratch_len bytes long: lent to the bridge as the upcall array of the requests this close dispatches when
- * it continues a lent exchange's connection on the calling thread (bridge.h). */
+ * null), scratch_len bytes long: lent to the bridge as the upcall array of the requests
+ * this close dispatches when it continues a lent exchange's connection on the calling
+ * thread (bridge.h). */
 static jint JNICALL n_close(JNIEnv *env, jclass cls, jlong ex, jboolean harvest,
                             jbyteArray scratch, jint scratch_len) {
     (void)env;
@@ -500,7 +500,7 @@ static const JNINativeMethod k_methods[] = {
     M("wireFramings", "()[I", n_wire_framings),
     M("close", "(JZ[BI)I", n_close),
     M("lend", "(J)I", n_lend),
-    M("defer", "(JZ)I", n_defer),
+    M("defer", "(J)I", n_defer),
     M("abort", "(J)I", n_abort),
     M("tryFlush", "(J)I", n_try_flush),
     M("hold", "(JZ)I", n_hold),

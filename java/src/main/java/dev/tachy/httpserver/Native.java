@@ -176,12 +176,11 @@ final class Native {
     static native int heldBytes(long ex);
 
     /**
-     * tachy_exchange_defer_flags: another thread closes the exchange. lent: the exchange goes
-     * to the executor, whose thread closes it and continues the connection itself as far as
-     * nothing blocks (TACHY_DEFER_CLOSER_CONTINUES); else the handler returned without
-     * closing and a pool thread continues the connection after the close.
+     * tachy_exchange_defer: the handler returned without closing; another thread closes the
+     * exchange and a pool thread continues the connection after the close. (An exchange
+     * handed to an executor is deferred by {@link #lend} instead.)
      */
-    static native int defer(long ex, boolean lent);
+    static native int defer(long ex);
 
     /** tachy_exchange_abort: ends a (deferred) exchange as failed; the connection closes. */
     static native int abort(long ex);

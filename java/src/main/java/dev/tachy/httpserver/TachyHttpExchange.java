@@ -494,7 +494,7 @@ final class TachyHttpExchange extends HttpExchange {
                 // Lent: deferred already (and held: whichever thread closes it is told to
                 // wait elsewhere rather than blocking). Else another thread closes it, and a
                 // pool thread continues the connection then.
-                if (!lent && Native.defer(handle, false) < 0) {
+                if (!lent && Native.defer(handle) < 0) {
                     handle = 0; // already closed by the core: nothing to wait for
                     closed = true;
                     return;
