@@ -4,7 +4,8 @@
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. the threaded socket tests under ThreadSanitizer
 #   4. the C tests under valgrind (no leaks, no invalid accesses)
-#   5. load smoke test: tachy-hello under curl, wrk and h2load --h1 -m 16, zero errors
+#   5. a burst of 33 connections from one Node event loop against 20 fresh servers;
+#      load smoke test: tachy-hello under curl, wrk and h2load --h1 -m 16, zero errors
 #   6. install check: pkg-config and find_package(tachy) users build and run
 #   7. tachy-fileserver against the JDK's jwebserver, same requests, same answers
 #   8. the Java provider (its jar with the four cross-built natives, reproducible), the Java
@@ -41,7 +42,7 @@ build build/asan -DCMAKE_BUILD_TYPE=Debug -DTACHY_ASAN=ON
 
 step "threaded socket tests under TSan"
 build build/tsan -DCMAKE_BUILD_TYPE=Debug -DTACHY_TSAN=ON
-(cd build/tsan && TSAN_OPTIONS=halt_on_error=1 ctest -j "$JOBS" --output-on-failure -R 'server|pool|conn|exchange|filter|lend|ws|tls')
+(cd build/tsan && TSAN_OPTIONS=halt_on_error=1 ctest -j "$JOBS" --output-on-failure -R 'server|pool|conn|exchange|filter|lend|ws|tls|burst')
 
 step "C tests under valgrind"
 fails=0
@@ -61,6 +62,9 @@ done
 
 step "install, then build a C program against the installed tachy"
 scripts/check-install.sh build/release
+
+step "a burst from one event loop against fresh servers (Node: 20 rounds, 33 connections each)"
+node tests/burst/burst.mjs build/release/examples/tachy-hello 20
 
 step "tachy-hello under curl, wrk and h2load"
 scripts/smoke.sh build/release/examples/tachy-hello

@@ -272,7 +272,7 @@ close:
     }
     if (!atomic_load(&c->shut))
         tachy__io_flush(c);
-    if (graceful)
-        tachy__io_linger_close(c);
+    if (graceful && tachy__io_linger_begin(c) == 0)
+        return TACHY__CONN_NEXT_LINGER; /* the pool waits for the peer's EOF, not a thread */
     return TACHY__CONN_NEXT_CLOSE;
 }

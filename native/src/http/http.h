@@ -182,6 +182,9 @@ struct tachy__conn {
     atomic_int shut;          /* socket shut down: by stop(), the watchdog (maxReqTime...)
                                  or a TLS handshake eviction (tls/handshake.c) */
     int started;              /* per-connection setup done */
+    int lingering;            /* closing: input is discarded until EOF or the deadline */
+    size_t linger_bytes;      /* ... this many so far (capped: TACHY__LINGER_BYTES) */
+    long linger_until;        /* ms: ... until then (the watchdog closes it) */
     int served;               /* requests served on this connection */
     long head_started;        /* ms: first byte of the current request head */
     atomic_long deadline;     /* ms: a parked connection times out then */
@@ -261,10 +264,17 @@ int tachy__io_send2(tachy__conn *c, const void *data, size_t len);
  * encrypts (TLS) or fd is not something sendfile reads: the caller copies instead.
  * TACHY_ESHORT if the file ends first. Owner thread. */
 int tachy__io_send_file(tachy__conn *c, int fd, int64_t *off, int64_t len);
-/* Closes gracefully after an error: the transport's close_notify, a half-close, then
- * input discarded briefly (<= 256 KiB, <= 500 ms), so that the kernel does not answer the
- * client's unread bytes with an RST that destroys the response. Owner thread. */
-void tachy__io_linger_close(tachy__conn *c);
+/* A lingering close, after an error response: the kernel must not answer the client's
+ * unread bytes with an RST that destroys the response, so input is discarded for a while
+ * (<= TACHY__LINGER_BYTES, <= TACHY__LINGER_MS) after the transport's close_notify and a
+ * half-close. The waiting happens in the park set, not on a thread (pool/workers.c):
+ * tachy__io_linger_begin shuts the sending side down (0; -1 when the socket is shut
+ * already: close at once), tachy__io_linger_drain discards what is there without waiting
+ * (1: more may come, park it; 0: EOF, an error or the byte cap - close). Owner thread. */
+#define TACHY__LINGER_MS 500
+#define TACHY__LINGER_BYTES (256 * 1024)
+int tachy__io_linger_begin(tachy__conn *c);
+int tachy__io_linger_drain(tachy__conn *c);
 /* The connection becomes a raw stream (after a 101): reads wait with poll(), not with the
  * socket's receive timeout. Owner thread. */
 void tachy__io_stream_mode(tachy__conn *c);
@@ -286,7 +296,10 @@ int tachy__io_poll(struct pollfd *pfd, size_t n, int timeout_ms);
 /* What the loop wants done with the connection when it returns. */
 typedef enum tachy__conn_next {
     TACHY__CONN_NEXT_PARK,  /* wait in the park set for the next bytes, until deadline */
-    TACHY__CONN_NEXT_CLOSE, /* close it (already flushed, lingered if needed) */
+    TACHY__CONN_NEXT_CLOSE, /* close it (already flushed) */
+    TACHY__CONN_NEXT_LINGER, /* a lingering close (tachy__io_linger_begin done): park it
+                               until its peer's EOF or the linger deadline, discarding
+                               input (tachy__io_linger_drain), then close it */
     TACHY__CONN_NEXT_LENT,  /* a deferred exchange has it: leave it alone (its close
                                resumes it through srv->pool_resume) */
     TACHY__CONN_NEXT_POOL   /* (closer runs only) the next step may block: a pool thread

@@ -321,22 +321,31 @@ ssize_t tachy__io_read_body(tachy__conn *c, void *buf, size_t len) {
  * read); closing with unread data makes the kernel send RST, which can destroy the
  * response before the client reads it. So half-close and discard input briefly first.
  */
-void tachy__io_linger_close(tachy__conn *c) {
+int tachy__io_linger_begin(tachy__conn *c) {
     if (atomic_load(&c->shut))
-        return;
+        return -1;
     if (c->xp)
         c->xp->shutdown(c); /* TLS: close_notify before the half-close */
     shutdown(c->fd, SHUT_WR);
-    set_timeout(c->fd, SO_RCVTIMEO, 100);
+    c->lingering = 1;
+    c->linger_bytes = 0;
+    return 0;
+}
+
+int tachy__io_linger_drain(tachy__conn *c) {
     char sink[4096];
-    size_t total = 0;
-    long deadline = tachy__now_ms() + 500;
-    while (total < 256 * 1024 && tachy__now_ms() < deadline) {
-        ssize_t n = tachy__recv(c->fd, sink, sizeof sink, 0);
-        if (n <= 0)
-            break;
-        total += (size_t)n;
+    while (c->linger_bytes < TACHY__LINGER_BYTES && !atomic_load(&c->shut)) {
+        /* Raw bytes, TLS or not: after close_notify nothing more is decoded. */
+        ssize_t n = tachy__recv(c->fd, sink, sizeof sink, MSG_DONTWAIT);
+        if (n > 0) {
+            c->linger_bytes += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
     }
+    return 0;
 }
 
 /* ---- upgraded streams ------------------------------------------------------------ */

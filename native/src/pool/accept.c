@@ -76,6 +76,10 @@ static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer
         srv->pool->conns->prev = c;
     srv->pool->conns = c;
     __atomic_store_n(&srv->pool->nconns, srv->pool->nconns + 1, __ATOMIC_RELAXED);
+    /* Without connections the watchdog sleeps up to a second (watchdog.c); the first one
+     * wakes it, so that a fresh server's first burst has its safety net at once. */
+    if (srv->pool->nconns == 1)
+        pthread_cond_signal(&srv->pool->wd_cond);
     atomic_fetch_add_explicit(&srv->st_connections, 1, memory_order_relaxed);
     struct epoll_event ev = {EPOLLIN | EPOLLRDHUP | EPOLLET,
                              {.u64 = (uint64_t)c->slot | (gen & 0xffffffffu) << 32}};

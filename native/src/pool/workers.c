@@ -194,6 +194,19 @@ static void step_wake(struct tachy__pool *p);
  */
 static int run_conn(tachy__conn *c, int closer) {
     for (;;) {
+        if (c->lingering) {
+            /* A lingering close (http/io.c): discard what came; while the peer may send
+             * more, the connection waits in the park set - never a thread - until its EOF
+             * or the deadline, when the watchdog closes it. */
+            if (!tachy__io_linger_drain(c))
+                break;
+            int pr = tachy__pool_park(c, 0, c->linger_until);
+            if (pr > 0)
+                return 1;
+            if (pr < 0)
+                break;
+            continue;
+        }
         int idle = 0;
         long deadline = 0;
         tachy__conn_next next = tachy__conn_run(c, closer, &idle, &deadline);
@@ -202,6 +215,10 @@ static int run_conn(tachy__conn *c, int closer) {
         if (next == TACHY__CONN_NEXT_POOL) {
             requeue(c);
             return 0;
+        }
+        if (next == TACHY__CONN_NEXT_LINGER) {
+            c->linger_until = tachy__now_ms() + TACHY__LINGER_MS;
+            continue;
         }
         if (next == TACHY__CONN_NEXT_CLOSE) {
             if (tachy__pool_ws_adopt(c))
@@ -499,8 +516,19 @@ static void *worker_main(void *arg) {
 }
 
 void tachy__pool_blocking(tachy_server *srv) {
-    if (atomic_load(&srv->pool->nwaiting) > 0)
+    struct tachy__pool *p = srv->pool;
+    if (atomic_load(&p->nwaiting) > 0) {
+        /* A thread waits in epoll_wait - but it never looks at the ready ring while it
+         * waits there. Events this thread took in its batch (and left in the ring) would
+         * sit there, behind a handler that may wait for as long as its peer likes, until
+         * the watchdog's next tick: kick a waiter so that it takes them now. */
+        if (__atomic_load_n(&p->ready_count, __ATOMIC_RELAXED) > 0) {
+            uint64_t one = 1;
+            if (write(p->kickfd, &one, sizeof one) < 0 && errno != EAGAIN)
+                tachy__log(srv, TACHY_LOG_WARNING, "eventfd write: %s", strerror(errno));
+        }
         return;
+    }
     if (atomic_load(&srv->pool->nstepback) > 0) {
         step_wake(srv->pool); /* a thread that stepped back (harvest) waits again */
         return;
