@@ -1,6 +1,6 @@
 /*
- * http/parser.h - the request head parser, body framing and the chunked decoder (parser.c)
- * and percent-decoding. Pure: no I/O, no allocation, no global state; any thread. Private
+ * http/parser.h - the request head parser and body framing (parser.c), the chunked decoder
+ * (chunked.c) and percent-decoding (target.c). Pure: no I/O, no allocation, no global state; any thread. Private
  * to the core (and its tests and fuzzers); never installed.
  */
 #ifndef TACHY__SRC_HTTP_PARSER_H
