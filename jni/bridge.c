@@ -90,8 +90,8 @@ JNIEnv *tachy_jni__env(void) {
     return env_attach("ws", 1);
 }
 
-/* Set on the core's pool threads (attached here, detached in thread_stop). Other threads
- * dispatch too: an executor's thread that closed an exchange dispatches the next pipelined
+/* Set on the core's pool threads (attached here, detached in tachy_jni__thread_stop).
+ * Other threads dispatch too: an executor's thread that closed an exchange dispatches the next pipelined
  * request (TACHY_DEFER_CLOSER_CONTINUES), and those threads are the JVM's, not ours. */
 static __thread int tl_pool_thread;
 

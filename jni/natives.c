@@ -17,7 +17,6 @@
 
 #define PTR(type, j) ((type *)(intptr_t)(j))
 #define COPY_CHUNK 16384 /* bytes copied per array-region call */
-#define OPT_DEFAULT INT64_MIN
 
 /* ---- library --------------------------------------------------------------------------- */
 
@@ -62,7 +61,7 @@ static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) 
     (void)cls;
     jlong v[TACHY_JNI_OPT_COUNT];
     for (int i = 0; i < TACHY_JNI_OPT_COUNT; i++) {
-        v[i] = OPT_DEFAULT;
+        v[i] = TACHY_JNI_OPT_DEFAULT;
     }
     if (jopts != NULL) {
         jsize n = (*env)->GetArrayLength(env, jopts);
@@ -77,7 +76,7 @@ static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) 
     tachy_options o;
     tachy_options_init(&o);
 #define SET(idx, field, type)                                                                  \
-    if (v[idx] != OPT_DEFAULT) {                                                               \
+    if (v[idx] != TACHY_JNI_OPT_DEFAULT) {                                                     \
         o.field = (type)v[idx];                                                                \
     }
     SET(TACHY_JNI_OPT_MAX_REQ_HEADERS, max_req_headers, int)
@@ -92,20 +91,20 @@ static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) 
     SET(TACHY_JNI_OPT_THREAD_STACK_SIZE, thread_stack_size, size_t)
     SET(TACHY_JNI_OPT_THREAD_KEEPALIVE_MS, thread_keepalive_ms, long)
     SET(TACHY_JNI_OPT_HTTP10_KEEPALIVE_MAX, http10_keepalive_max, int)
+    /* The provider's choice (the JDK's rules unless -Dtachy.strictHeaders=true) is made in
+     * one place, ServerConfig.java; a default here is the C server's (server/options.h). */
+    SET(TACHY_JNI_OPT_JDK_HEADER_RULES, jdk_header_rules, int)
 #undef SET
     /* The JDK's server does not check Host (RFC 9112 3.2), so neither does the provider; nor
-     * has it a TLS handshake limit of its own: the connection's idle limit bounds it. It
-     * counts and refuses request headers its own way: so does the provider, unless
-     * -Dtachy.strictHeaders=true (ServerConfig.java) asks for the C server's 431/400. */
+     * has it a TLS handshake limit of its own: the connection's idle limit bounds it. */
     o.check_host = 0;
-    o.jdk_header_rules =
-        v[TACHY_JNI_OPT_JDK_HEADER_RULES] == OPT_DEFAULT ? 1 : v[TACHY_JNI_OPT_JDK_HEADER_RULES] != 0;
     o.tls_handshake_time_ms = o.idle_interval_ms;
     tachy_jni_server *js = calloc(1, sizeof *js);
     if (js == NULL) {
         return TACHY_ENOMEM;
     }
-    js->log_min = v[TACHY_JNI_OPT_LOG_LEVEL] == OPT_DEFAULT ? 0 : (int)v[TACHY_JNI_OPT_LOG_LEVEL];
+    js->log_min =
+        v[TACHY_JNI_OPT_LOG_LEVEL] == TACHY_JNI_OPT_DEFAULT ? 0 : (int)v[TACHY_JNI_OPT_LOG_LEVEL];
     o.on_thread_start = tachy_jni__thread_start;
     o.on_thread_stop = tachy_jni__thread_stop;
     js->daemon_threads = 1;
@@ -409,6 +408,32 @@ static jlong JNICALL n_wire_result(JNIEnv *env, jclass cls, jlong second, jint f
     return tachy_wire_result(second, framing, cl);
 }
 
+/* The names of the option index tables (bridge.h), in index order: the server's, or with
+ * ws the WebSocket's. WireTest compares them with Native.OPT_* and WsNative.OPT_*. */
+static jobjectArray JNICALL n_wire_option_names(JNIEnv *env, jclass cls, jboolean ws) {
+    (void)cls;
+#define NAME(n) #n,
+    static const char *const server[] = {TACHY_JNI_OPTIONS(NAME)};
+    static const char *const wsock[] = {TACHY_JNI_WS_OPTIONS(NAME)};
+#undef NAME
+    const char *const *names = ws ? wsock : server;
+    jsize n = ws ? TACHY_JNI_WS_OPT_COUNT : TACHY_JNI_OPT_COUNT;
+    jclass str = (*env)->FindClass(env, "java/lang/String");
+    if (str == NULL) {
+        return NULL;
+    }
+    jobjectArray a = (*env)->NewObjectArray(env, n, str, NULL);
+    for (jsize i = 0; a != NULL && i < n; i++) {
+        jstring s = (*env)->NewStringUTF(env, names[i]);
+        if (s == NULL) {
+            return NULL;
+        }
+        (*env)->SetObjectArrayElement(env, a, i, s);
+        (*env)->DeleteLocalRef(env, s);
+    }
+    return a;
+}
+
 /* The tachy_response_framing values (WireTest compares them with Wire's). */
 static jintArray JNICALL n_wire_framings(JNIEnv *env, jclass cls) {
     (void)cls;
@@ -498,6 +523,7 @@ static const JNINativeMethod k_methods[] = {
     M("wireEcho", "([BI)[B", n_wire_echo),
     M("wireResult", "(JII)J", n_wire_result),
     M("wireFramings", "()[I", n_wire_framings),
+    M("wireOptionNames", "(Z)[Ljava/lang/String;", n_wire_option_names),
     M("close", "(JZ[BI)I", n_close),
     M("lend", "(J)I", n_lend),
     M("defer", "(J)I", n_defer),

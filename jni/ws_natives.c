@@ -28,21 +28,6 @@
 #define WS_CONN_CLASS "dev/tachy/httpserver/websocket/TachyWebSocket"
 #define PTR(type, j) ((type *)(intptr_t)(j))
 
-/* Indexes into the long[] of WsNative.attach (WsNative.OPT_*). */
-enum {
-    WS_OPT_MAX_MESSAGE = 0,
-    WS_OPT_DEFLATE,
-    WS_OPT_DEFLATE_THRESHOLD,
-    WS_OPT_SEND_TIMEOUT_MS,
-    WS_OPT_CLOSE_TIMEOUT_MS,
-    WS_OPT_IDLE_TIMEOUT_MS,
-    WS_OPT_PING_INTERVAL_MS,
-    WS_OPT_PING_TIMEOUT_MS,
-    WS_OPT_MAX_BACKLOG,
-    WS_OPT_BACKLOG_POLICY,
-    WS_OPT_COUNT
-};
-
 static jmethodID g_open;    /* void nativeOpen(long)                    */
 static jmethodID g_message; /* void nativeMessage(int, byte[], boolean) */
 static jmethodID g_ping;    /* void nativePing(byte[])                  */
@@ -173,10 +158,10 @@ static void cb_error(tachy_ws *ws, int err, int close_code, const char *what, vo
 static jint JNICALL n_attach(JNIEnv *env, jclass cls, jlong ex, jobject conn, jlongArray jopts,
                              jobjectArray jprotos) {
     (void)cls;
-    jlong v[WS_OPT_COUNT];
-    if ((*env)->GetArrayLength(env, jopts) < WS_OPT_COUNT)
+    jlong v[TACHY_JNI_WS_OPT_COUNT];
+    if ((*env)->GetArrayLength(env, jopts) < TACHY_JNI_WS_OPT_COUNT)
         return TACHY_EINVAL;
-    (*env)->GetLongArrayRegion(env, jopts, 0, WS_OPT_COUNT, v);
+    (*env)->GetLongArrayRegion(env, jopts, 0, TACHY_JNI_WS_OPT_COUNT, v);
     if ((*env)->ExceptionCheck(env))
         return TACHY_EINVAL;
 
@@ -197,21 +182,33 @@ static jint JNICALL n_attach(JNIEnv *env, jclass cls, jlong ex, jobject conn, jl
     o.cb.on_close = cb_close;
     o.cb.on_error = cb_error;
     o.user = c;
-    if (v[WS_OPT_MAX_MESSAGE] > 0) {
-        o.max_message_size = (size_t)v[WS_OPT_MAX_MESSAGE];
-        o.max_frame_size = (size_t)v[WS_OPT_MAX_MESSAGE];
+    /* tachy_ws_options_init is the one source of the defaults: WebSocketHandler sends
+     * TACHY_JNI_OPT_DEFAULT for every option its user did not set. */
+#define GIVEN(i) (v[TACHY_JNI_WS_OPT_##i] != TACHY_JNI_OPT_DEFAULT)
+    if (GIVEN(MAX_MESSAGE) && v[TACHY_JNI_WS_OPT_MAX_MESSAGE] > 0) {
+        o.max_message_size = (size_t)v[TACHY_JNI_WS_OPT_MAX_MESSAGE];
+        o.max_frame_size = (size_t)v[TACHY_JNI_WS_OPT_MAX_MESSAGE];
     }
-    o.deflate = v[WS_OPT_DEFLATE] != 0;
-    if (v[WS_OPT_DEFLATE_THRESHOLD] >= 0)
-        o.deflate_threshold = (size_t)v[WS_OPT_DEFLATE_THRESHOLD];
-    o.send_timeout_ms = (long)v[WS_OPT_SEND_TIMEOUT_MS];
-    o.close_timeout_ms = (long)v[WS_OPT_CLOSE_TIMEOUT_MS];
-    o.idle_timeout_ms = (long)v[WS_OPT_IDLE_TIMEOUT_MS];
-    o.ping_interval_ms = (long)v[WS_OPT_PING_INTERVAL_MS];
-    o.ping_timeout_ms = (long)v[WS_OPT_PING_TIMEOUT_MS];
-    if (v[WS_OPT_MAX_BACKLOG] > 0)
-        o.max_backlog = (size_t)v[WS_OPT_MAX_BACKLOG];
-    o.backlog_policy = v[WS_OPT_BACKLOG_POLICY] == 1 ? TACHY_WS_BACKLOG_CLOSE : TACHY_WS_BACKLOG_FAIL;
+    if (GIVEN(DEFLATE))
+        o.deflate = v[TACHY_JNI_WS_OPT_DEFLATE] != 0;
+    if (GIVEN(DEFLATE_THRESHOLD) && v[TACHY_JNI_WS_OPT_DEFLATE_THRESHOLD] >= 0)
+        o.deflate_threshold = (size_t)v[TACHY_JNI_WS_OPT_DEFLATE_THRESHOLD];
+    if (GIVEN(SEND_TIMEOUT_MS))
+        o.send_timeout_ms = (long)v[TACHY_JNI_WS_OPT_SEND_TIMEOUT_MS];
+    if (GIVEN(CLOSE_TIMEOUT_MS))
+        o.close_timeout_ms = (long)v[TACHY_JNI_WS_OPT_CLOSE_TIMEOUT_MS];
+    if (GIVEN(IDLE_TIMEOUT_MS))
+        o.idle_timeout_ms = (long)v[TACHY_JNI_WS_OPT_IDLE_TIMEOUT_MS];
+    if (GIVEN(PING_INTERVAL_MS))
+        o.ping_interval_ms = (long)v[TACHY_JNI_WS_OPT_PING_INTERVAL_MS];
+    if (GIVEN(PING_TIMEOUT_MS))
+        o.ping_timeout_ms = (long)v[TACHY_JNI_WS_OPT_PING_TIMEOUT_MS];
+    if (GIVEN(MAX_BACKLOG) && v[TACHY_JNI_WS_OPT_MAX_BACKLOG] > 0)
+        o.max_backlog = (size_t)v[TACHY_JNI_WS_OPT_MAX_BACKLOG];
+    if (GIVEN(BACKLOG_POLICY))
+        o.backlog_policy = v[TACHY_JNI_WS_OPT_BACKLOG_POLICY] == 1 ? TACHY_WS_BACKLOG_CLOSE
+                                                                   : TACHY_WS_BACKLOG_FAIL;
+#undef GIVEN
 
     /* Subprotocols: UTF-8 copies for the handshake (the selected one is copied by it). */
     jsize np = jprotos ? (*env)->GetArrayLength(env, jprotos) : 0;

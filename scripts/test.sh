@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # scripts/test.sh - builds everything and runs every test suite:
+#   0. every function a comment or a doc names exists (scripts/check-comments.py, ~1 s)
 #   1. the C suite (cmocka unit + socket tests) under ctest, release build
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. the threaded socket tests under ThreadSanitizer
@@ -30,6 +31,9 @@ build() { # build DIR [cmake args...]
     cmake -S "$ROOT" -B "$dir" -G Ninja -DTACHY_BUILD_JNI=OFF "$@" >/dev/null
     cmake --build "$dir" -j "$JOBS"
 }
+
+step "comments and docs name only functions that exist"
+python3 scripts/check-comments.py
 
 step "C suite (release)"
 build build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo

@@ -126,10 +126,12 @@ typedef struct tachy_field {
 TACHY_API int tachy_exchange_send_response_fields(tachy_exchange *ex, int code, int64_t len,
                                                   const tachy_field *fields, size_t n);
 
-/* The code passed to send_response_headers, or -1 before (getResponseCode). */
+/* The code passed to tachy_exchange_send_response_headers, or -1 before it
+ * (getResponseCode). */
 TACHY_API int tachy_exchange_response_code(const tachy_exchange *ex);
 
-/* How the response is framed: the decision send_response_headers made (rules above). */
+/* How the response is framed: the decision tachy_exchange_send_response_headers made
+ * (rules above). */
 typedef enum tachy_response_framing {
     TACHY_RESPONSE_NOT_SENT = 0,    /* no response headers sent yet */
     TACHY_RESPONSE_FIXED = 1,       /* Content-length: N; exactly N body bytes follow */
@@ -139,12 +141,13 @@ typedef enum tachy_response_framing {
 } tachy_response_framing;
 
 /*
- * The framing of the response sent by send_response_headers/fields (a tachy_response_framing;
- * TACHY_EINVAL for a NULL ex), for a bridge that mirrors it in its own headers object
- * instead of deciding it again (the JNI provider sets Content-length or Transfer-encoding
- * in Java's Headers as the JDK does). *content_length (if not NULL) receives the value of
- * the Content-length header tachy wrote, or -1 when it wrote none (chunked, until close,
- * HEAD, 1xx, 204, 304, a reject). The exchange's thread, while the exchange is valid.
+ * The framing of the response sent by tachy_exchange_send_response_headers or _fields (a
+ * tachy_response_framing; TACHY_EINVAL for a NULL ex), for a bridge that mirrors it in its
+ * own headers object instead of deciding it again (the JNI provider sets Content-length or
+ * Transfer-encoding in Java's Headers as the JDK does). *content_length (if not NULL)
+ * receives the value of the Content-length header tachy wrote, or -1 when it wrote none
+ * (chunked, until close, HEAD, 1xx, 204, 304, a reject). The exchange's thread, while the
+ * exchange is valid.
  */
 TACHY_API int tachy_exchange_response_framing(const tachy_exchange *ex, int64_t *content_length);
 

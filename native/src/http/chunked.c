@@ -9,9 +9,6 @@
 #include <limits.h>
 #include <string.h>
 
-/* Trailers have no option: 64 KiB. */
-#define TACHY__DEFAULT_MAX_TRAILER_BYTES 65536
-
 static const char R_CHUNK_SIZE[] = "Bad chunk size";
 static const char R_CHUNK_OVERFLOW[] = "Chunk size too large";
 static const char R_CHUNK_LINE[] = "Chunk size line too long";
@@ -70,8 +67,7 @@ static inline int is_qdtext(unsigned char c) {
 int tachy__chunked_decode(tachy__chunked *d, const char *in, size_t len, size_t *consumed,
                           size_t *data_off, size_t *data_len, tachy__parse_error *err) {
     size_t max_line = d->max_line ? d->max_line : TACHY__DEFAULT_max_chunk_ext;
-    size_t max_trailer =
-        d->max_trailer_bytes ? d->max_trailer_bytes : TACHY__DEFAULT_MAX_TRAILER_BYTES;
+    size_t max_trailer = d->max_trailer_bytes ? d->max_trailer_bytes : TACHY__MAX_TRAILER_BYTES;
     size_t p = 0;
     const char *reason;
     int status = 400;

@@ -1,6 +1,6 @@
 /*
- * http/parser.h - the request head parser, body framing and the chunked decoder (parser.c)
- * and percent-decoding. Pure: no I/O, no allocation, no global state; any thread. Private
+ * http/parser.h - the request head parser and body framing (parser.c), the chunked decoder
+ * (chunked.c) and percent-decoding (target.c). Pure: no I/O, no allocation, no global state; any thread. Private
  * to the core (and its tests and fuzzers); never installed.
  */
 #ifndef TACHY__SRC_HTTP_PARSER_H
@@ -114,7 +114,7 @@ typedef struct tachy__chunked {
     size_t line_len;     /* bytes seen of the current size/trailer line */
     size_t trailer_bytes;
     size_t max_line;     /* longest chunk-size line incl. extensions; 0 = 4096 */
-    size_t max_trailer_bytes; /* 0 = 65536 */
+    size_t max_trailer_bytes; /* 0 = TACHY__MAX_TRAILER_BYTES (server/options.h) */
 } tachy__chunked;
 
 void tachy__chunked_init(tachy__chunked *d, size_t max_line, size_t max_trailer_bytes);

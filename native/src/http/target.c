@@ -1,7 +1,13 @@
 /*
- * http/target.c - the request-target (RFC 9112 3.2): which targets are accepted (exactly
- * what java.net.URI accepts, so tachy refuses what the JDK refuses), where the path and
- * the query are, and percent-decoding of the path. Pure, any thread.
+ * http/target.c - the request-target (RFC 9112 3.2): which targets are accepted, where the
+ * path and the query are, and percent-decoding of the path. Pure, any thread.
+ *
+ * The acceptance rule follows java.net.URI, so that tachy refuses what the JDK refuses,
+ * but it is not exactly URI's: it does not check an absolute-form target's scheme (URI
+ * refuses "1a://h/"; the Java provider finds those itself, TachyHttpExchange.rejected),
+ * and http/exchange.c refuses an encoded NUL in the path ("%00"), which URI keeps.
+ * tests/request-targets.tsv lists what the C server and the JDK answer for each kind of
+ * target; tests/test_target.c and the provider's TargetRuleTest check it.
  */
 #include "http/http.h"
 
@@ -10,13 +16,14 @@
 static int hexdig(unsigned char c) { return tachy__hex_value(c) >= 0; }
 
 /*
- * Whether java.net.URI(String) accepts the request-target (RFC 2396 as Java reads it), so
- * that tachy refuses exactly what the JDK refuses: the ASCII characters " < > \ ^ ` { | },
- * '[' and ']' in the path (there brackets only belong around an IPv6 host; java.net.URI
- * counts them among the "reserved" characters allowed in the query and the fragment, so
- * once a '?' or '#' is seen they are accepted), a '%' not followed by two hex digits, a
- * second '#', and the ISO-8859-1 control and space characters 0x80-0xA0 (the JDK reads
- * the bytes as ISO-8859-1; other non-ASCII characters are URI "other" characters).
+ * Whether the request-target is accepted. Refused, as java.net.URI(String) refuses them
+ * (RFC 2396 as Java reads it): the ASCII characters " < > \ ^ ` { | }, '[' and ']' in the
+ * path (there brackets only belong around an IPv6 host; java.net.URI counts them among
+ * the "reserved" characters allowed in the query and the fragment, so once a '?' or '#'
+ * is seen they are accepted), a '%' not followed by two hex digits, a second '#', and the
+ * ISO-8859-1 control and space characters 0x80-0xA0 (the JDK reads the bytes as
+ * ISO-8859-1; other non-ASCII characters are URI "other" characters). Not checked: the
+ * scheme (see the top of this file).
  */
 int tachy__target_acceptable(const char *t, size_t n) {
     int hashes = 0;

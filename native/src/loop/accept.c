@@ -60,7 +60,7 @@ static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer
         plen = 0;
     memcpy(&c->peer, peer, plen);
     c->peer_len = plen;
-    c->local_len = 0; /* getsockname() when someone asks (tachy__conn_local) */
+    c->local_len = 0; /* getsockname() when someone asks (http/exchange.c) */
     /* Until its first byte a new connection waits idleInterval, as the JDK's does
      * (maxReqTime counts from the request's first byte: http/conn.c); an HTTPS one must
      * finish its handshake within tls_handshake_time_ms (tls/handshake.c). */

@@ -38,6 +38,12 @@
 
 #define TACHY__OPT_MIN_STACK (64 * 1024)
 
+/* Limits that are not options (tachy_options has no field for them), kept beside the
+ * table so that every limit has one home. */
+/* Bytes of trailer field lines after a chunked body, CRLFs included (RFC 9112 7.1.2), that
+ * http/chunked.c accepts before it refuses the request with 431 (RFC 6585 5). */
+#define TACHY__MAX_TRAILER_BYTES 65536
+
 /* TACHY__DEFAULT_<field>: each field's default as a constant (all fit an int). */
 #define TACHY__OPT_DEFAULT_ENUM(field, def, fix) TACHY__DEFAULT_##field = (def),
 enum { TACHY__OPTIONS(TACHY__OPT_DEFAULT_ENUM) };

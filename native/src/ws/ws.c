@@ -351,7 +351,7 @@ int tachy_ws_send_fragment(tachy_ws *ws, int type, const void *data, size_t len,
     int rc = tachy__ws_lock_for_data(ws, 1);
     if (rc < 0)
         return rc;
-    int continuing = ws->frag_active; /* and owned by this thread (lock_for_data) */
+    int continuing = ws->frag_active; /* and owned by this thread (tachy__ws_lock_for_data) */
     if (continuing && type != ws->frag_type) {
         pthread_mutex_unlock(&ws->lock);
         return TACHY_EINVAL;

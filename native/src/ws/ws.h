@@ -208,7 +208,7 @@ struct tachy_ws {
     tachy__conn *conn;       /* the connection; its slot is the pool's */
     tachy_stream own_stream; /* the exchange's stream is reset when the handler returns */
     struct tachy__ws_reader *rd; /* the read side: the connection's owner only */
-    tachy_timer *close_timer; /* under lock: cuts the socket off close_timeout after a close */
+    tachy_timer *close_timer; /* under lock: cuts the socket off close_timeout_ms after a close */
     tachy_timer *tick_timer;  /* idle and ping checks (only when configured) */
     tachy_timer *flush_timer; /* under lock: retries the backlog while it is not empty */
     long long last_rx;        /* atomic builtins: ms of the last bytes from the peer */

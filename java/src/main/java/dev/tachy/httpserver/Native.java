@@ -56,7 +56,8 @@ final class Native {
     /** TACHY_EWOULDBLOCK (-33): the exchange is held and the call would block. */
     static final int EWOULDBLOCK = -33;
 
-    /* ---- indexes into the long[] given to serverCreate (jni/natives.c reads them) ------- */
+    /* ---- indexes into the long[] given to serverCreate: jni/bridge.h TACHY_JNI_OPTIONS,
+     * name for name (WireTest fails when the two differ) ------------------------------- */
     static final int OPT_MAX_REQ_HEADERS = 0;
     static final int OPT_MAX_REQ_HEADER_SIZE = 1;
     static final int OPT_MAX_REQ_TIME_MS = 2;
@@ -70,7 +71,7 @@ final class Native {
     static final int OPT_THREAD_KEEPALIVE_MS = 10;
     static final int OPT_LOG_LEVEL = 11; /* lowest tachy_log_level forwarded to Java; 0 = none */
     static final int OPT_HTTP10_KEEPALIVE_MAX = 12;
-    static final int OPT_JDK_HEADER_RULES = 13; /* tachy_options.jdk_header_rules; default 1 */
+    static final int OPT_JDK_HEADER_RULES = 13; /* tachy_options.jdk_header_rules (ServerConfig) */
     static final int OPT_COUNT = 14;
     /** Value meaning "keep the C default" in the options array. */
     static final long OPT_DEFAULT = Long.MIN_VALUE;
@@ -155,6 +156,10 @@ final class Native {
 
     /** C's tachy_response_framing values, then TACHY_WIRE_CL_NONE, _GIVEN, _ZERO. */
     static native int[] wireFramings();
+
+    /** The names of jni/bridge.h's option index tables in index order (without OPT_): the
+     * server's (Native.OPT_*), or with ws the WebSocket's (WsNative.OPT_*). For WireTest. */
+    static native String[] wireOptionNames(boolean ws);
 
     /** tachy_exchange_close_flags: harvest (TACHY_CLOSE_HARVEST) when the caller is a
      * virtual thread closing a lent exchange - its carrier then serves other ready

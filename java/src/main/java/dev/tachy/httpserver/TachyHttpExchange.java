@@ -301,7 +301,8 @@ final class TachyHttpExchange extends HttpExchange {
 
     /**
      * The JDK refuses (400) a request-target that java.net.URI does not accept. The core
-     * refuses before the upcall every target its check (uri_acceptable) knows URI refuses;
+     * refuses before the upcall every target its check (tachy__target_acceptable,
+     * native/src/http/target.c) knows URI refuses;
      * a target it lets through that URI still refuses (a scheme starting with a digit,
      * "1a://h/") is found here, and {@link #rejectBadRequest} has the core send
      * its own 400 for it, so both answers are the same bytes.

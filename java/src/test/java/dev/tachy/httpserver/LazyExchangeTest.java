@@ -310,7 +310,7 @@ class LazyExchangeTest {
         }
     }
 
-    /** Targets parsed on demand are exactly those java.net.URI accepts. */
+    /** Targets parsed on demand are ones java.net.URI accepts, and parses the same way. */
     @Test
     void plainTargetsAreValidUris() {
         Random r = new Random(42);

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.sun.net.httpserver.Headers;
 import dev.tachy.httpserver.internal.Wire;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.TreeMap;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -123,5 +126,49 @@ class WireTest {
                 }
             }
         }
+    }
+
+    /**
+     * The option index tables: every static int OPT_* of cls but OPT_COUNT, by index, as the
+     * name without OPT_. Two constants with one index, or a gap, fail.
+     */
+    private static List<String> javaOptions(Class<?> cls) throws ReflectiveOperationException {
+        TreeMap<Integer, String> byIndex = new TreeMap<>();
+        int count = -1;
+        for (Field f : cls.getDeclaredFields()) {
+            if (!Modifier.isStatic(f.getModifiers()) || f.getType() != int.class
+                    || !f.getName().startsWith("OPT_")) {
+                continue;
+            }
+            f.setAccessible(true);
+            int i = f.getInt(null);
+            if (f.getName().equals("OPT_COUNT")) {
+                count = i;
+                continue;
+            }
+            String was = byIndex.put(i, f.getName().substring(4));
+            assertNull(was, cls.getSimpleName() + ": two options at index " + i);
+        }
+        assertEquals(count, byIndex.size(), cls.getSimpleName() + ".OPT_COUNT");
+        if (!byIndex.isEmpty()) {
+            assertEquals(count - 1, byIndex.lastKey(), cls.getSimpleName() + ": a gap in OPT_*");
+        }
+        return new ArrayList<>(byIndex.values());
+    }
+
+    /** Native.OPT_* and WsNative.OPT_* are jni/bridge.h's TACHY_JNI_OPTIONS and
+     * TACHY_JNI_WS_OPTIONS, name for name and index for index: an option added, removed or
+     * moved on one side only fails here. */
+    @Test
+    void optionIndexTablesMatchC() throws Exception {
+        assertEquals(Arrays.asList(Native.wireOptionNames(false)), javaOptions(Native.class),
+                "Native.OPT_* against jni/bridge.h TACHY_JNI_OPTIONS");
+        Class<?> ws = Class.forName("dev.tachy.httpserver.websocket.WsNative");
+        assertEquals(Arrays.asList(Native.wireOptionNames(true)), javaOptions(ws),
+                "WsNative.OPT_* against jni/bridge.h TACHY_JNI_WS_OPTIONS");
+        Field d = ws.getDeclaredField("OPT_DEFAULT");
+        d.setAccessible(true);
+        assertEquals(Native.OPT_DEFAULT, d.getLong(null), "one 'keep C's default' value");
+        assertEquals(Long.MIN_VALUE, Native.OPT_DEFAULT, "jni/bridge.h TACHY_JNI_OPT_DEFAULT");
     }
 }

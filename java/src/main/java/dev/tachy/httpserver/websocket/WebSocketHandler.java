@@ -52,16 +52,9 @@ public final class WebSocketHandler implements HttpHandler {
     /** listeners gives the listener for each upgraded exchange (called before the 101). */
     public WebSocketHandler(Function<HttpExchange, WebSocket.Listener> listeners) {
         this.listeners = Objects.requireNonNull(listeners);
-        opts[WsNative.OPT_MAX_MESSAGE] = 16 << 20;
-        opts[WsNative.OPT_DEFLATE] = 1;
-        opts[WsNative.OPT_DEFLATE_THRESHOLD] = 256;
-        opts[WsNative.OPT_SEND_TIMEOUT_MS] = 5000;
-        opts[WsNative.OPT_CLOSE_TIMEOUT_MS] = 3000;
-        opts[WsNative.OPT_IDLE_TIMEOUT_MS] = -1;
-        opts[WsNative.OPT_PING_INTERVAL_MS] = 30000; // the liveness policy (tachy/ws.h)
-        opts[WsNative.OPT_PING_TIMEOUT_MS] = 15000;
-        opts[WsNative.OPT_MAX_BACKLOG] = 1 << 20;
-        opts[WsNative.OPT_BACKLOG_POLICY] = 0;
+        // Every default is C's (tachy_ws_options_init in native/src/ws/ws.c): an option the
+        // user does not set travels as OPT_DEFAULT and the native side keeps C's value.
+        java.util.Arrays.fill(opts, WsNative.OPT_DEFAULT);
     }
 
     /** What a send does when the socket's queue would exceed {@link #maxBacklog}. */

@@ -16,7 +16,8 @@ final class WsNative {
     static final int ETOOBIG = -24;
     static final int EINVAL = -1;
 
-    /* indexes into serve's long[] (jni/ws_natives.c, WS_OPT_*) */
+    /* indexes into attach's long[]: jni/bridge.h TACHY_JNI_WS_OPTIONS, name for name
+     * (WireTest fails when the two differ) */
     static final int OPT_MAX_MESSAGE = 0;
     static final int OPT_DEFLATE = 1;
     static final int OPT_DEFLATE_THRESHOLD = 2;
@@ -28,6 +29,9 @@ final class WsNative {
     static final int OPT_MAX_BACKLOG = 8;
     static final int OPT_BACKLOG_POLICY = 9;
     static final int OPT_COUNT = 10;
+    /** An option left at this value takes tachy_ws_options_init's default (ws/ws.c, the
+     * one source of the WebSocket defaults). */
+    static final long OPT_DEFAULT = Long.MIN_VALUE;
 
     /**
      * tachy_ws_attach: the handshake and onOpen on the calling thread, then returns; later
