@@ -173,7 +173,7 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
     else
         request_deadline(c);
     if (fr->chunked)
-        tachy__chunked_init(&ex->chunked, c->srv->opt.max_chunk_ext, 65536);
+        tachy__chunked_init(&ex->chunked, c->srv->opt.max_chunk_ext, TACHY__MAX_TRAILER_BYTES);
     ex->rsp_code = -1;
     ex->rsp_mode = TACHY__RSP_NONE;
 

@@ -152,7 +152,7 @@ void tachy__loop_unlisten(tachy_server *srv) {
         return;
     if (srv->loop && srv->loop->epfd >= 0)
         epoll_ctl(srv->loop->epfd, EPOLL_CTL_DEL, srv->fd, NULL);
-    /* New connections are refused from now on; a thread inside accept_some sees EINVAL
+    /* New connections are refused from now on; a thread inside tachy__loop_accept_some sees EINVAL
      * or the state. The descriptor itself is closed after the pool threads are gone. */
     shutdown(srv->fd, SHUT_RDWR);
 }

@@ -204,7 +204,7 @@ int tachy__loop_timers_init(tachy_server *srv);
 void tachy__loop_timers_run(tachy_server *srv);
 /* stop(): drops every pending timer; later schedules fail with TACHY_ESTOPPED. */
 void tachy__loop_timers_close(tachy_server *srv);
-/* loop_free: releases what timers_init made. */
+/* loop_free: releases what tachy__loop_timers_init made. */
 void tachy__loop_timers_free(tachy_server *srv);
 
 /* ---- wspark.c ------------------------------------------------------------------------ */

@@ -508,7 +508,7 @@ static void *worker_main(void *arg) {
      * bridge detaches the thread from the JVM there). */
     pthread_mutex_lock(&srv->lock);
     srv->loop->nthreads--;
-    self->done = 1; /* the record is joined and freed by reap() or loop_free */
+    self->done = 1; /* the record is joined and freed by tachy__loop_reap() or loop_free() */
     pthread_cond_broadcast(&srv->cond);
     pthread_mutex_unlock(&srv->lock);
     tachy__server_release(srv);
