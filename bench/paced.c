@@ -32,7 +32,9 @@
  * request actually left (actual send - intended): the client's own delay, inside the
  * latency, which says when the client rather than the server is the limit.
  *
- * Output: human-readable lines, then one line
+ * Output: "PACED-WINDOW start" and "PACED-WINDOW end" when the measured window starts and
+ * ends (flushed at once: a driver reads the server's CPU time then), human-readable lines,
+ * then one line
  *   PACED key=value key=value ...
  * for bench/lib/paced.py (latencies in µs; client_cpu_us_per_req = this process's own
  * utime+stime over the measured requests, so 1e6 / it is the client's ceiling on one core).
@@ -632,8 +634,11 @@ int main(int argc, char **argv) {
     int64_t t_drain_end = 0;
     for (;;) {
         int64_t now = now_ns();
-        if (cpu_w < 0 && now >= g_tw)
+        if (cpu_w < 0 && now >= g_tw) {
             cpu_w = cpu_s();
+            printf("PACED-WINDOW start\n"); /* bench/lib/paced.py reads the server's CPU here */
+            fflush(stdout);
+        }
         while (g_hn > 0 && g_conns[g_heap[0]].intended <= now) {
             int ci = heap_pop();
             conn_send(ci, now);
@@ -641,6 +646,8 @@ int main(int argc, char **argv) {
         if (!g_draining && now >= g_tend && g_hn == 0) {
             g_draining = 1;
             t_drain_end = now + (int64_t)(tmo * 1e9);
+            printf("PACED-WINDOW end\n"); /* ... and here */
+            fflush(stdout);
         }
         if (!g_draining && now >= g_tend) {
             /* whatever is still in the heap is due later than g_tend: never sent */
