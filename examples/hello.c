@@ -5,6 +5,7 @@
  *               [-c CERT.pem -k KEY.pem]
  *
  * With -c and -k the same routes are served over HTTPS (the chain and key in PEM files).
+ * -i caps the idle keep-alive connections kept (maxIdleConnections; default: no cap).
  *
  *   GET  /      -> 200 text/plain "Hello, World!"
  *   HEAD /      -> the same headers, no body
@@ -312,7 +313,9 @@ int main(int argc, char **argv) {
     int port = 8080;
     const char *addr = "127.0.0.1";
     tachy_options options;
-    tachy_options_init(&options); /* the JDK's defaults, e.g. maxIdleConnections 200 */
+    /* tachy's defaults: the JDK's, except where tachy/server.h says otherwise - e.g. no cap
+     * on idle keep-alive connections (-i sets maxIdleConnections: 200 is the JDK's) */
+    tachy_options_init(&options);
     const char *cert_file = NULL, *key_file = NULL;
     int opt;
     while ((opt = getopt(argc, argv, "p:b:i:t:c:k:h")) != -1) {

@@ -54,7 +54,7 @@ FULL_PROFILES = ["ka64", "ka1024", "pipe16", "pipe16h", "close", "post64k", "sta
                  "idle4096"]  # idle4096 last: it leaves servers with more threads and memory
 
 ANCHOR_NGINX, ANCHOR_JDK, ANCHOR_ROBAHO = "nginx", "jdk-vt", "robaho-vt"
-ORDER = ["nginx", "tachy-c", "tachy-c-fs", "jdk-none", "jdk-vt", "robaho-vt", "robaho-fixed", "jetty-none",
+ORDER = ["nginx", "h2o", "tachy-c", "tachy-c-fs", "jdk-none", "jdk-vt", "robaho-vt", "robaho-fixed", "jetty-none",
          "jetty-vt", "tachy-java-none", "tachy-java-vt", "tachy-java-fixed", "tick-floor", "tick-floor-uring"]
 # ws-tick10k pseudo-servers: bench/tickfloor.c, the least one core can do (not a server)
 FLOOR_SERVERS = ("tick-floor", "tick-floor-uring")
@@ -120,7 +120,7 @@ class Server:
         self.proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, env=env,
                                      cwd=self.cwd, start_new_session=True)
         RUNNING.append(self.proc)
-        if self.kind != "nginx":
+        if self.kind not in ("nginx", "h2o"):
             # startup RSS before any connection: wait for the "listening on" line instead of
             # probing the port (a probe would already start a connection thread)
             t0 = time.time()
@@ -689,6 +689,10 @@ def build_servers(a, ports):
                         ["nginx", "-p", os.path.join(a.workdir, "nginx"), "-c",
                          os.path.join(a.workdir, "nginx", "nginx.conf")], next(p), "nginx",
                         skip={"post64k", "echo"}, notes=["no POST /echo: stock nginx cannot echo a body"]))
+    if getattr(a, "h2o", False) and shutil.which("h2o"):
+        S.append(Server("h2o", "h2o (Debian), num-threads 1, GET / from a 13-byte file",
+                        ["h2o", "-c", os.path.join(a.workdir, "h2o", "h2o.conf")], next(p), "h2o",
+                        skip={"post64k", "echo"}, notes=["no POST /echo"]))
     if a.tachy_hello:
         extra = os.environ.get("BENCH_TACHY_HELLO_ARGS", "").split()
         try:
@@ -766,18 +770,9 @@ def build_servers(a, ports):
     return S
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--mode", choices=["quick", "full"], default="quick")
-    ap.add_argument("--outdir", required=True)
-    ap.add_argument("--workdir", required=True)
-    ap.add_argument("--static-dir", required=True)
-    ap.add_argument("--rounds", type=int)
-    ap.add_argument("--duration", type=float)
-    ap.add_argument("--warmup", type=float, help="JVM warm-up seconds")
-    ap.add_argument("--profile-warmup", type=float)
-    ap.add_argument("--profiles")
-    ap.add_argument("--servers")
+def add_server_args(ap):
+    """The options that say where the servers are (bench/lib/servers.sh passes them), shared
+    by this driver and bench/lib/paced.py."""
     ap.add_argument("--tachy-hello")
     ap.add_argument("--tachy-fileserver")
     ap.add_argument("--tachy-fileserver-args", default="-p PORT -b 127.0.0.1 -d DIR")
@@ -796,8 +791,37 @@ def main():
     ap.add_argument("--tachy-rev", default="?", help="the tachy commit measured")
     ap.add_argument("--tachy-jar-origin", default=None, help="where the jar came from (for the label)")
     ap.add_argument("--tachy-jar-note", default=None)
-    ap.add_argument("--command", default="bench/run.sh")
     ap.add_argument("--skip-note", action="append", default=[], help="NAME=why: server not available")
+
+
+def write_confs(servers, workdir, static_dir):
+    """nginx's and h2o's configuration files from bench/servers/*.conf.in, for the port each got."""
+    for s in servers:
+        if s.kind not in ("nginx", "h2o"):
+            continue
+        d = os.path.join(workdir, s.kind)
+        os.makedirs(d, exist_ok=True)
+        tpl = open(os.path.join(BENCH, "servers", s.kind + ".conf.in")).read()
+        with open(os.path.join(d, "hello.txt"), "wb") as f:
+            f.write(b"Hello, World!")
+        open(os.path.join(d, s.kind + ".conf"), "w").write(
+            tpl.replace("@PORT@", str(s.port)).replace("@PREFIX@", d).replace("@STATIC@", static_dir))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mode", choices=["quick", "full"], default="quick")
+    ap.add_argument("--outdir", required=True)
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--static-dir", required=True)
+    ap.add_argument("--rounds", type=int)
+    ap.add_argument("--duration", type=float)
+    ap.add_argument("--warmup", type=float, help="JVM warm-up seconds")
+    ap.add_argument("--profile-warmup", type=float)
+    ap.add_argument("--profiles")
+    ap.add_argument("--servers")
+    add_server_args(ap)
+    ap.add_argument("--command", default="bench/run.sh")
     a = ap.parse_args()
 
     quick = a.mode == "quick"
@@ -824,11 +848,7 @@ def main():
         for srv in servers:
             if srv.name.startswith("tachy-c"):
                 srv.notes.append(a.tachy_note)
-    for s in servers:
-        if s.name == "nginx":
-            tpl = open(os.path.join(BENCH, "servers", "nginx.conf.in")).read()
-            open(os.path.join(ngdir, "nginx.conf"), "w").write(
-                tpl.replace("@PORT@", str(s.port)).replace("@PREFIX@", ngdir).replace("@STATIC@", a.static_dir))
+    write_confs(servers, a.workdir, a.static_dir)
     static_bytes = open(os.path.join(a.static_dir, "1m.bin"), "rb").read()
 
     results = dict(meta=dict(mode=a.mode, rounds=rounds, duration_s=duration, warmup_s=warmup,

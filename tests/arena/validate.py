@@ -9,13 +9,17 @@ The command is started with --port 0 --tls-port 0 --cert C --key K --data DIR ap
 from examples/httparena/gen_data.py with a random seed, so nothing can be prepared for
 it); it must print "listening on http://H:P/" and "listening on https://H:Q/".
 
-Checks: every request shape of baseline / pipelined / json(-comp, -tls) / upload / 8gbit
+Checks: meta.json subscribes only to profiles HttpArena knows; every request shape of
+baseline (which also covers latency-10k and latency-1m: HttpArena validates those paced
+profiles with the baseline checks) / pipelined / json(-comp, -tls) / upload / 8gbit
 (echo) / static(-tls) / async / echo-ws, random values, requests split at every byte
 offset, upload sizes 0 B .. 20 MB (Content-Length and chunked), content types,
 Accept-Encoding honoured only when sent, static sizes / variants / disk-change following
 (<= 2 s), the TLS posture (TLS 1.3 negotiated, 1.0/1.1 and weak ciphers refused, AEAD
 only, ALPN never names what the client did not offer, the given certificate served), the
-WebSocket handshake, echo and close, and a plain GET /ws refused with 4xx.
+WebSocket handshake, echo and close, and a plain GET /ws refused with 4xx; for the paced
+profiles, 1,024 keep-alive connections each answered GET /baseline11?a=1&b=2 twice with an
+idle pause between, none of them closed by the server.
 Prints one line per check and "N passed, M failed"; exits 1 when anything failed.
 """
 import base64
@@ -46,6 +50,16 @@ STATIC = ["reset.css", "layout.css", "theme.css", "components.css", "utilities.c
 TYPES = {".css": "text/css", ".js": "application/javascript", ".json": "application/json",
          ".html": "text/html", ".svg": "image/svg+xml", ".webp": "image/webp",
          ".woff2": "font/woff2"}
+
+META = os.path.join(ROOT, "examples", "httparena", "meta.json")
+# The profile names of HttpArena's scripts/lib/profiles.sh (PROFILES): its validate.sh refuses
+# a meta.json that names anything else
+ARENA_PROFILES = {
+    "baseline", "pipelined", "limited-conn", "async", "latency-1m", "latency-10k", "json-comp",
+    "json-tls", "8gbit", "static-tls", "async-db", "fortunes", "baseline-h2", "static-h2",
+    "baseline-h2c", "json-h2c", "baseline-h3", "static-h3", "unary-grpc", "unary-grpc-tls",
+    "gateway-64", "gateway-h3", "production-stack", "echo-ws", "echo-ws-pipeline",
+    "echo-ws-limited"}
 
 passed = 0
 failed = 0
@@ -589,6 +603,53 @@ def websocket(port):
     check(f"plain GET /ws refused with 4xx ({s})", 400 <= s < 500)
 
 
+def meta_profiles():
+    print("[meta.json]")
+    tests = json.load(open(META))["tests"]
+    unknown = [t for t in tests if t not in ARENA_PROFILES]
+    check("meta.json names only HttpArena profiles", not unknown, f"unknown: {unknown}")
+    return tests
+
+
+def paced_connections(port, n=1024):
+    """latency-10k / latency-1m hold 1,024 keep-alive connections and pace GET /baseline11 over
+    them: each must be answered and stay open between its requests (a server that caps idle
+    connections, as the JDK's 200 does, closes most of them after every response)."""
+    print(f"[latency-10k / latency-1m: {n} held connections]")
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < n + 256:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, n + 1024), hard))
+    conns, bad, closed = [], 0, 0
+    try:
+        for _ in range(n):
+            conns.append(Conn(port, timeout=10))
+        for rnd in range(2):
+            for c in conns:
+                c.send(b"GET /baseline11?a=1&b=2 HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            for c in conns:
+                try:
+                    st, h, b = c.response()
+                    bad += not (st == 200 and b == b"3")
+                except (EOFError, OSError):
+                    closed += 1
+            time.sleep(0.5)  # idle between two requests of a connection, as a paced client is
+        for c in conns:  # closed by the server while idle?
+            c.s.setblocking(False)
+            try:
+                closed += c.s.recv(1) == b""
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed += 1
+    finally:
+        for c in conns:
+            c.close()
+    check(f"{n} connections x 2 paced GET /baseline11?a=1&b=2 = 3", bad == 0 and len(conns) == n,
+          f"{bad} wrong answers")
+    check(f"none of the {n} keep-alive connections closed by the server", closed == 0, f"{closed} closed")
+
+
 def main():
     if len(sys.argv) < 2:
         print(__doc__)
@@ -630,7 +691,10 @@ def main():
         tls.set_alpn_protocols(["http/1.1"])
         dataset = json.load(open(os.path.join(data, "dataset.json")))
         t0 = time.monotonic()
+        tests = meta_profiles()
         baseline(port)
+        if "latency-10k" in tests or "latency-1m" in tests:
+            paced_connections(port)
         fragmentation(port)
         pipelined(port)
         json_checks(port, dataset)

@@ -61,7 +61,13 @@ typedef struct tachy_options {
     long max_rsp_time_ms;      /* maxRspTime: from the end of the request (its body read)
                                   until the response is complete (-1); closes after it     */
     long idle_interval_ms;     /* idleInterval: keep-alive idle timeout (30000)            */
-    int max_idle_connections;  /* maxIdleConnections: idle keep-alive connections kept (200) */
+    /* maxIdleConnections: how many idle keep-alive connections are kept; once that many are
+     * idle, a connection whose response completes is closed instead of waiting for its next
+     * request. -1 (tachy's default) = no cap but the descriptor limit: a parked connection
+     * costs about 2 KB and no thread, and a cap behind a client pool larger than it (1,024
+     * connections at a paced rate) closes and reopens connections on every request.
+     * The JDK's default is 200, which the Java provider keeps (and its property). 0 = none. */
+    int max_idle_connections;
     int max_connections;       /* jdk.httpserver.maxConnections: -1 or 0 = unlimited       */
     long drain_amount;         /* drainAmount: unread request body drained at close (65536) */
     int nodelay;               /* nodelay: TCP_NODELAY on accepted sockets (tachy: 1)      */
@@ -69,7 +75,8 @@ typedef struct tachy_options {
     long thread_keepalive_ms;  /* how long an idle pooled thread waits for work (10000)    */
     size_t max_chunk_ext;      /* tachy: longest chunk-size line incl. extensions (4096)   */
     int http10_keepalive_max;  /* add ", max=N" to HTTP/1.0 Keep-Alive replies (JDK <= 20: 1;
-                                  JDK 21+ and tachy default: 0) */
+                                  JDK 21+ and tachy default: 0); N = max_idle_connections,
+                                  left out when that is -1 (no cap) */
     /* Called on every connection thread right after it starts and right before
      * it exits, on that thread (the JNI bridge attaches/detaches threads here). name is
      * a short readable thread name. Either may be NULL. */

@@ -29,7 +29,7 @@ static void connection_policy(tachy_exchange *ex, tachy__conn *c, const tachy__f
         if (fr->connection_keep_alive && !fr->connection_close) {
             char ka[64];
             long idle = c->srv->opt.idle_interval_ms / 1000;
-            if (c->srv->opt.http10_keepalive_max)
+            if (c->srv->opt.http10_keepalive_max && c->srv->opt.max_idle_connections >= 0)
                 snprintf(ka, sizeof ka, "timeout=%ld, max=%d", idle,
                          c->srv->opt.max_idle_connections);
             else

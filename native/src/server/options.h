@@ -23,7 +23,7 @@
     X(max_req_time_ms, -1, KEEP)               /* sun.net.httpserver.maxReqTime */          \
     X(max_rsp_time_ms, -1, KEEP)               /* sun.net.httpserver.maxRspTime */          \
     X(idle_interval_ms, 30000, POSITIVE)       /* sun.net.httpserver.idleInterval */        \
-    X(max_idle_connections, 200, KEEP)         /* sun.net.httpserver.maxIdleConnections */  \
+    X(max_idle_connections, -1, KEEP)          /* maxIdleConnections (JDK 200; provider 200) */\
     X(max_connections, -1, KEEP)               /* jdk.httpserver.maxConnections */          \
     X(drain_amount, 65536, NONNEG)             /* sun.net.httpserver.drainAmount */         \
     X(nodelay, 1, KEEP)                        /* sun.net.httpserver.nodelay (JDK: 0) */    \

@@ -16,6 +16,8 @@ package dev.tachy.httpserver;
  */
 final class ServerConfig {
     private static final long DEFAULT_JAVA_THREAD_STACK = 1024 * 1024;
+    /** sun.net.httpserver.ServerConfig's default maxIdleConnections (tachy's C default: no cap). */
+    static final int JDK_MAX_IDLE_CONNECTIONS = 200;
     private static final long[] OPTIONS = read();
 
     private ServerConfig() {}
@@ -35,7 +37,8 @@ final class ServerConfig {
      *   maxReqHeaderSize    <= 0: unlimited
      *   maxReqTime/RspTime  <= 0 (or seconds*1000 overflowing): none
      *   idleInterval        seconds*1000 <= 0 (overflow included): the default (30 s)
-     *   maxIdleConnections  <= 0: no connection is kept idle (each closes after its exchange)
+     *   maxIdleConnections  <= 0: no connection is kept idle (each closes after its exchange);
+     *                       unset: the JDK's 200 (set here: the C default is no cap)
      *   maxConnections      <= 0: unlimited
      *   drainAmount         <= 0: nothing is drained (a body not read to its end closes)
      *   nodelay             Boolean.getBoolean; unset keeps tachy's default (TCP_NODELAY
@@ -63,10 +66,10 @@ final class ServerConfig {
         if ((v = number("sun.net.httpserver.idleInterval")) != null && v * 1000 > 0) {
             o[Native.OPT_IDLE_INTERVAL_MS] = v * 1000; // wraps as the JDK's does; <= 0 is the default
         }
-        if ((i = integer("sun.net.httpserver.maxIdleConnections")) != null) {
-            // C: -1 = no limit, 0 = keep none; the JDK keeps none for any value <= 0
-            o[Native.OPT_MAX_IDLE_CONNECTIONS] = Math.max(0, i);
-        }
+        // C: -1 = no limit (tachy's C default), 0 = keep none; the JDK keeps none for any value
+        // <= 0, and 200 when the property is unset: the provider sets that 200 itself
+        i = integer("sun.net.httpserver.maxIdleConnections");
+        o[Native.OPT_MAX_IDLE_CONNECTIONS] = i == null ? JDK_MAX_IDLE_CONNECTIONS : Math.max(0, i);
         if ((i = integer("jdk.httpserver.maxConnections")) != null) {
             o[Native.OPT_MAX_CONNECTIONS] = i <= 0 ? -1 : i;
         }

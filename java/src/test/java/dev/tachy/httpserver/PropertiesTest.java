@@ -8,7 +8,11 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -108,5 +112,54 @@ class PropertiesTest {
                 assertEquals("HTTP/1.1 200 OK", got.substring(0, got.indexOf('\r')));
             }
         });
+    }
+
+    /**
+     * n connections each get one response, then stay idle: how many has the server kept open?
+     * (A connection over maxIdleConnections is closed right after its response.)
+     */
+    private static int idleKeptOf(int port, int n) throws Exception {
+        List<SocketChannel> chans = new ArrayList<>();
+        try {
+            byte[] req = "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+            for (int i = 0; i < n; i++) {
+                SocketChannel c = SocketChannel.open(new InetSocketAddress(TestSupport.LOOPBACK, port));
+                chans.add(c);
+                c.write(ByteBuffer.wrap(req));
+                ByteBuffer in = ByteBuffer.allocate(4096);
+                String got = "";
+                while (!got.endsWith("\r\n\r\nok")) {
+                    assertTrue(c.read(in) > 0, "response " + i + " incomplete: " + got);
+                    got = new String(in.array(), 0, in.position(), StandardCharsets.ISO_8859_1);
+                }
+            }
+            Thread.sleep(300);
+            int open = 0;
+            for (SocketChannel c : chans) {
+                c.configureBlocking(false);
+                try {
+                    open += c.read(ByteBuffer.allocate(16)) == 0 ? 1 : 0; // -1: closed by the server
+                } catch (IOException reset) {
+                    // closed
+                }
+            }
+            return open;
+        } finally {
+            for (SocketChannel c : chans) {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    void maxIdleConnectionsIsTheJdks200WhenUnset() throws Exception {
+        // tachy's C default keeps every idle connection; the provider keeps the JDK's 200
+        withServer(List.of(), port -> assertEquals(200, idleKeptOf(port, 230)));
+    }
+
+    @Test
+    void maxIdleConnectionsPropertyIsTheCap() throws Exception {
+        withServer(List.of("-Dsun.net.httpserver.maxIdleConnections=215"),
+                port -> assertEquals(215, idleKeptOf(port, 230)));
     }
 }
