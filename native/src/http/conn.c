@@ -95,16 +95,6 @@ static int exchange_over(tachy__conn *c, int rc) {
     return keep;
 }
 
-void tachy__conn_lent_closed(tachy__conn *c) {
-    tachy_server *srv = c->srv;
-    c->resume = 1;
-    int here = (c->ex.defer_flags & TACHY_DEFER_CLOSER_CONTINUES) != 0;
-    if (here)
-        atomic_fetch_sub(&srv->lent_closers, 1); /* counted in dispatch.c */
-    srv->loop_resume(c, here, here && c->ex.close_harvest);
-    tachy__server_release(srv); /* the lend's reference (dispatch.c) */
-}
-
 tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long *deadline_out) {
     tachy_server *srv = c->srv;
     const tachy_options *o = &srv->opt;
@@ -114,16 +104,18 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
     if (closer && c->xp)
         return TACHY__CONN_NEXT_POOL; /* TLS writes and reads may wait: a pool thread's job */
     if (c->resume) {
-        /* The lent exchange was closed: end it as dispatch would have. */
+        /* The deferred exchange was closed (loop/states.c): end it as dispatch would have. */
+        int lent = c->resume == TACHY__RESUME_LENT;
         c->resume = 0;
         c->held = 0;
         atomic_store(&c->in_handler, 0);
         int rc = c->ex.failed || c->close_after ? -1 : 0;
         if (!exchange_over(c, rc))
             goto close;
-        /* Bytes that came meanwhile marked c PENDING: here parking sees that; a pool
-         * thread gets c through the ready list, which does not keep it, so it reads. */
-        must_read = !closer;
+        /* Lent: bytes that came meanwhile marked c PENDING - here parking sees that; a pool
+         * thread gets c through the ready list, which does not keep it, so it reads.
+         * Carrying on, this thread is where it was before the handler ran. */
+        must_read = lent ? !closer : c->carry_read;
     }
     if (c->resume_close)
         goto close;
@@ -259,8 +251,10 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
             goto close;
         }
         rc = tachy__exchange_dispatch(&c->ex);
-        if (rc == TACHY__DISPATCH_LENT)
-            return TACHY__CONN_NEXT_LENT; /* the exchange has c now */
+        if (rc == TACHY__DISPATCH_DEFERRED) {
+            c->carry_read = must_read;
+            return TACHY__CONN_NEXT_LEND; /* the loop lends c to the exchange */
+        }
         if (!exchange_over(c, rc))
             goto close;
     }

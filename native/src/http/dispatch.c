@@ -116,26 +116,12 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
         }
     }
     if (ex->deferred) {
-        /* Lend the connection to the exchange unless it is closed already: this thread
-         * goes back to the pool, the close continues the connection (mark_closed in
-         * exchange.c takes lent back under the same lock). A handler that failed after
-         * deferring leaves the exchange to its closer: the connection closes after it. */
-        pthread_mutex_lock(&c->lock);
-        if (failed)
-            tachy__exchange_fail(ex, 0);
-        int lend = !ex->closed;
-        c->lent = lend;
-        if (lend) {
-            atomic_fetch_add(&srv->refs, 1); /* the server outlives a stop() meanwhile */
-            if (ex->defer_flags & TACHY_DEFER_CLOSER_CONTINUES)
-                atomic_fetch_add(&srv->lent_closers, 1); /* its closer harvests (loop/) */
-        }
-        pthread_mutex_unlock(&c->lock);
-        if (lend) {
-            rc = TACHY__DISPATCH_LENT; /* in_handler stays set until the close */
-            goto out;
-        }
-        c->held = 0; /* closed before the handler returned: this thread carries on */
+        /* The loop lends the exchange the connection unless it is closed already (its
+         * close may be running on another thread right now: loop/states.c orders the two
+         * under c->lock). in_handler stays set until the exchange ends. */
+        ex->handler_failed = failed;
+        rc = TACHY__DISPATCH_DEFERRED;
+        goto out;
     } else if (!failed && !ex->closed) {
         tachy_exchange_close(ex);
     }
@@ -148,7 +134,7 @@ out:
     if (filters != local)
         free(filters);
     tachy_authenticator_destroy(auth);
-    if (rc == TACHY__DISPATCH_LENT)
+    if (rc == TACHY__DISPATCH_DEFERRED)
         return rc;
     return rc < 0 || c->close_after ? -1 : 0;
 }

@@ -483,20 +483,15 @@ TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
 
 /* The exchange is closed. A deferred one tells whoever waits for it: the pool thread
  * still in dispatch (it then carries on), or nobody, when the exchange was lent the
- * connection: the caller then continues the connection (tachy__conn_lent_closed). */
+ * connection: the caller then continues the connection (tachy__loop_exchange_closed,
+ * through srv->loop_exchange_closed). */
 static void mark_closed(tachy_exchange *ex) {
     if (!ex->deferred) {
         ex->closed = 1;
         return;
     }
     tachy__conn *c = ex->conn;
-    pthread_mutex_lock(&c->lock);
-    ex->closed = 1;
-    int lent = c->lent;
-    c->lent = 0;
-    pthread_mutex_unlock(&c->lock);
-    if (lent)
-        tachy__conn_lent_closed(c);
+    c->srv->loop_exchange_closed(c); /* the loop: LENT -> continued (loop/states.c) */
 }
 
 static int close_exchange(tachy_exchange *ex, int harvest) {

@@ -134,6 +134,7 @@ struct tachy_exchange {
     int rsp_closed;           /* response body stream closed */
     int closed;               /* tachy_exchange_close called */
     int deferred;             /* handler handed the exchange to another thread */
+    int handler_failed;       /* ... and failed after it did (dispatch.c -> loop/states.c) */
     unsigned defer_flags;     /* TACHY_DEFER_* given to tachy_exchange_defer_flags */
     int close_harvest;        /* closed with TACHY_CLOSE_HARVEST (set just before the close
                                  takes effect; conn.c passes it on to loop/) */
@@ -176,8 +177,10 @@ struct tachy__conn {
     int held;                 /* output held: no socket call writes (tachy_exchange_hold) */
     int lent;                 /* a deferred exchange has the connection: no pool thread
                                  serves it until the exchange's close resumes it (under
-                                 lock; see dispatch.c) */
-    int resume;               /* the lent exchange was closed: the next run ends it first */
+                                 lock; see loop/states.c) */
+    int resume;               /* TACHY__RESUME_*: the deferred exchange was closed, the next
+                                 run ends it first (loop/states.c sets it) */
+    int carry_read;           /* the run's must_read when it returned TACHY__CONN_NEXT_LEND */
     int resume_close;         /* ... and then closes the connection (a closer gave up) */
     atomic_int shut;          /* socket shut down: by stop(), the watchdog (maxReqTime...)
                                  or a TLS handshake eviction (tls/handshake.c) */
@@ -300,8 +303,9 @@ typedef enum tachy__conn_next {
     TACHY__CONN_NEXT_LINGER, /* a lingering close (tachy__io_linger_begin done): park it
                                until its peer's EOF or the linger deadline, discarding
                                input (tachy__io_linger_drain), then close it */
-    TACHY__CONN_NEXT_LENT,  /* a deferred exchange has it: leave it alone (its close
-                               resumes it through srv->loop_resume) */
+    TACHY__CONN_NEXT_LEND,  /* the handler returned with its exchange deferred: the loop
+                               lends it the connection unless it is closed already
+                               (loop/states.c); its close resumes it */
     TACHY__CONN_NEXT_POOL   /* (closer runs only) the next step may block: a pool thread
                                must continue it */
 } tachy__conn_next;
@@ -309,10 +313,11 @@ typedef enum tachy__conn_next {
 /*
  * Serves c (owned by the caller) until it would wait for bytes: returns
  * TACHY__CONN_NEXT_PARK with *idle (no request begun: counted as idle) and *deadline (ms,
- * monotonic: the watchdog closes it then), TACHY__CONN_NEXT_CLOSE, or
- * TACHY__CONN_NEXT_LENT. The caller (loop/) then parks or closes it; if an event arrived
- * meanwhile it calls this again. With c->resume set it first ends the lent exchange that
- * was closed.
+ * monotonic: the watchdog closes it then), TACHY__CONN_NEXT_CLOSE, _LINGER, _LEND or
+ * (closer only) _POOL. It never moves c between states itself: the caller (the loop,
+ * loop/states.c) parks, lends, requeues or closes it; if an event arrived meanwhile it
+ * calls this again. With c->resume set it first ends the deferred exchange that was
+ * closed.
  *
  * closer = 0: a pool thread, which may block (in handlers, in socket calls).
  * closer = 1: the thread that closed a lent exchange deferred with
@@ -394,18 +399,22 @@ void tachy__response_reject(tachy__conn *c, int code, const char *msg);
 
 /* ---- dispatch.c ------------------------------------------------------------------------ */
 
-/* What tachy__exchange_dispatch returns when the handler deferred the exchange and it was
- * not closed before the handler returned: the exchange has the connection now. */
-#define TACHY__DISPATCH_LENT 1
+/* What tachy__exchange_dispatch returns when the handler returned with the exchange
+ * deferred (ex->handler_failed says whether it failed after deferring): the loop lends the
+ * exchange the connection unless it is closed already (TACHY__CONN_NEXT_LEND). */
+#define TACHY__DISPATCH_DEFERRED 1
+
+/* c->resume: how the next run of c begins. LENT: the lent exchange was closed on another
+ * thread, which now owns c; CARRY_ON: the deferred exchange was closed before its handler
+ * returned, and the dispatching thread carries on. Either way the run ends the exchange
+ * first (tachy__conn_run). */
+#define TACHY__RESUME_LENT 1
+#define TACHY__RESUME_CARRY_ON 2
 
 /* Finds the context, answers 100-continue, runs filters + authenticator + handler and
  * closes the exchange. Returns 0 if the connection may serve another request, -1 if it
- * must close, TACHY__DISPATCH_LENT if the exchange was deferred and is still open: the
- * caller lets go of the connection (the close resumes it). Owner thread. */
+ * must close, TACHY__DISPATCH_DEFERRED if the handler deferred the exchange. Owner
+ * thread. */
 int tachy__exchange_dispatch(tachy_exchange *ex);
-
-/* The lent exchange of c was closed (under c->lock it was lent: the caller now owns c):
- * hands c to loop/ (srv->loop_resume). Any thread. */
-void tachy__conn_lent_closed(tachy__conn *c);
 
 #endif

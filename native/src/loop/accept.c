@@ -31,68 +31,6 @@ void tachy__loop_requeue_listener(tachy_server *srv) {
     tachy__loop_ready_push(srv, &ev, 1);
 }
 
-/* Registers an accepted socket as a parked connection; its request (if already there) is
- * reported by EPOLL_CTL_ADD itself, edge-triggered. */
-static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer, socklen_t plen) {
-    const tachy_options *o = &srv->opt;
-    pthread_mutex_lock(&srv->lock);
-    if (atomic_load(&srv->state) != TACHY__SRV_STARTED) {
-        pthread_mutex_unlock(&srv->lock);
-        close(fd);
-        return;
-    }
-    if (o->max_connections > 0 && srv->loop->nconns >= o->max_connections) {
-        /* jdk.httpserver.maxConnections: the JDK closes the new connection at once. */
-        pthread_mutex_unlock(&srv->lock);
-        tachy__log(srv, TACHY_LOG_DEBUG, "connection refused: maxConnections reached");
-        close(fd);
-        return;
-    }
-    tachy__conn *c = tachy__loop_conn_alloc(srv);
-    if (!c) {
-        pthread_mutex_unlock(&srv->lock);
-        close(fd);
-        return;
-    }
-    tachy__loop_conn_reset(c);
-    c->fd = fd;
-    if (plen > sizeof c->peer) /* not IPv4/IPv6: cannot happen on a tachy listener */
-        plen = 0;
-    memcpy(&c->peer, peer, plen);
-    c->peer_len = plen;
-    c->local_len = 0; /* getsockname() when someone asks (http/exchange.c) */
-    /* Until its first byte a new connection waits idleInterval, as the JDK's does
-     * (maxReqTime counts from the request's first byte: http/conn.c); an HTTPS one must
-     * finish its handshake within tls_handshake_time_ms (tls/handshake.c). */
-    long limit = o->idle_interval_ms;
-    if (srv->tls && o->tls_handshake_time_ms < limit)
-        limit = o->tls_handshake_time_ms;
-    atomic_store(&c->deadline, tachy__now_ms() + limit);
-    uint64_t gen = tachy__st_gen(atomic_load(&c->state));
-    atomic_store(&c->state, tachy__st_make(gen, TACHY__CONN_PARKED));
-    c->next = srv->loop->conns;
-    c->prev = NULL;
-    if (srv->loop->conns)
-        srv->loop->conns->prev = c;
-    srv->loop->conns = c;
-    __atomic_store_n(&srv->loop->nconns, srv->loop->nconns + 1, __ATOMIC_RELAXED);
-    /* Without connections the watchdog sleeps up to a second (watchdog.c); the first one
-     * wakes it, so that a fresh server's first burst has its safety net at once. */
-    if (srv->loop->nconns == 1)
-        pthread_cond_signal(&srv->loop->wd_cond);
-    atomic_fetch_add_explicit(&srv->st_connections, 1, memory_order_relaxed);
-    struct epoll_event ev = {EPOLLIN | EPOLLRDHUP | EPOLLET,
-                             {.u64 = (uint64_t)c->slot | (gen & 0xffffffffu) << 32}};
-    if (epoll_ctl(srv->loop->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-        tachy__log(srv, TACHY_LOG_ERROR, "epoll_ctl: %s", strerror(errno));
-        atomic_store(&c->state, tachy__st_make(gen, TACHY__CONN_OWNED));
-        pthread_mutex_unlock(&srv->lock);
-        tachy__loop_close(c);
-        return;
-    }
-    pthread_mutex_unlock(&srv->lock);
-}
-
 /* The listening socket is readable: accept what waits, at most ACCEPT_BATCH at a time so
  * that connections already open are not starved by a flood of new ones. */
 void tachy__loop_accept_some(tachy_server *srv) {
@@ -122,7 +60,7 @@ void tachy__loop_accept_some(tachy_server *srv) {
             atomic_store(&srv->loop->accept_retry, 1);
             return;
         }
-        adopt(srv, fd, &peer, plen);
+        tachy__loop_adopt(srv, fd, &peer, plen);
     }
     tachy__loop_requeue_listener(srv);
 }

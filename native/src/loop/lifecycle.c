@@ -28,7 +28,7 @@ static int pool_start(tachy_server *srv) {
     srv->loop->epfd = srv->loop->wakefd = srv->loop->kickfd = srv->loop->timerfd = -1;
     srv->loop_free = loop_free;
     srv->loop_blocking = tachy__loop_blocking;
-    srv->loop_resume = tachy__loop_resume;
+    srv->loop_exchange_closed = tachy__loop_exchange_closed;
     srv->loop->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (srv->loop->epfd < 0)
         return TACHY_ESYS;

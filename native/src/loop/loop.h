@@ -1,11 +1,13 @@
 /*
- * loop/loop.h - the running server: connection slots and their ownership word, the park
- * set, the pool threads and the ready ring, accepting, the watchdog, start and stop.
- * Private to the core; never installed.
+ * loop/loop.h - the running server: the connection state machine, connection slots and
+ * their ownership word, the park set, the pool threads and the ready ring, accepting, the
+ * watchdog, start and stop. Private to the core; never installed.
  *
- *   slots.c      the slot table, claiming and parking a connection, closing it
- *   workers.c    pool threads: epoll_wait, the ready ring, serving a connection
- *   accept.c     the listening socket in the park set, accept, registering a connection
+ *   states.c     THE CONNECTION STATE MACHINE: every state, the ownership invariant, every
+ *                transition (adopt, claim, park, requeue, lend, resume, linger, close)
+ *   slots.c      the slot table of connection structs
+ *   workers.c    pool threads: epoll_wait, the ready ring, closers' harvest
+ *   accept.c     the listening socket in the park set, accept
  *   watchdog.c   deadlines of parked connections and exchanges, bringing in threads
  *   lifecycle.c  tachy_server_start / tachy_server_stop, the pool's memory
  *   timers.c     tachy_timer_*: one min-heap per server, a timerfd in the park set
@@ -13,7 +15,7 @@
  *
  * loop/ is the top of the core: it includes http/ (it serves connections), tls/ (it sets
  * a connection's transport up) and server/; nothing includes loop/. The server reaches it
- * through srv->loop and the two hooks in server/server.h.
+ * through srv->loop and the hooks in server/server.h.
  *
  * Locking: srv->lock guards everything here except what is atomic and the ready ring
  * (ready_lock).
@@ -136,8 +138,15 @@ struct tachy__loop {
     pthread_cond_t wd_cond;    /* the watchdog waits here (monotonic clock) */
 };
 
-/* ---- slots.c ------------------------------------------------------------------------- */
+/* ---- states.c: the connection state machine (its header comment is the map) ------------ */
 
+/* FREE -> PARKED: registers an accepted socket (fd, owned from now on) as a parked
+ * connection; its first bytes, if already there, are reported by EPOLL_CTL_ADD itself.
+ * Closes fd when the server is stopping, full (maxConnections) or out of memory. Pool
+ * thread (the one accepting). */
+void tachy__loop_adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer,
+                       socklen_t plen);
+/* PARKED -> OWNED. */
 /* Tries to take ownership of the connection in slot whose generation is gen32 (the low 32
  * bits). With mark_pending, a connection that is already owned is marked PENDING so that
  * its owner reads again; hup records the peer's shutdown for whoever owns it. Returns the
@@ -151,13 +160,36 @@ tachy__conn *tachy__loop_claim(tachy_server *srv, uint32_t slot, uint32_t gen32,
  * again), -1 if it must be closed instead (stopping, or too many idle connections).
  */
 int tachy__loop_park(tachy__conn *c, int idle, long deadline);
+/* OWNED -> FREE. */
+/* Closes c (owned by the caller): socket, buffers; returns its slot to the pool. */
+void tachy__loop_close(tachy__conn *c);
+/* c is closing: if it waits in the resumed list, it leaves it (tachy__loop_close). */
+void tachy__loop_unresume(tachy__conn *c);
+/* OWNED -> QUEUED: puts c (owned by the caller) back for a pool thread, marked ready: it
+ * goes on the resumed list and a waiter is woken. Any thread that owns c. */
+void tachy__loop_requeue(tachy__conn *c);
+/* Runs c (owned by the caller) - the protocol step, and the transition its verdict asks
+ * for - until c is no longer the caller's (parked, lent, queued, closed). closer: the
+ * caller must not block (tachy__conn_run). Returns 1 if c ended parked waiting for its
+ * next bytes. */
+int tachy__loop_run(tachy__conn *c, int closer);
+/* Serves a connection the caller has just claimed: an attached WebSocket's event, else
+ * the HTTPS transport set up on the first run, then tachy__loop_run. Pool thread. */
+void tachy__loop_serve(tachy_server *srv, tachy__conn *c);
+/* srv->loop_exchange_closed (see server/server.h): a deferred exchange of c was closed on
+ * the calling thread. Any thread. */
+void tachy__loop_exchange_closed(tachy__conn *c);
+
+/* ---- slots.c ------------------------------------------------------------------------- */
+
+/* The connection struct of a slot (NULL: its chunk was never made). Any thread. */
+tachy__conn *tachy__loop_slot_conn(tachy_server *srv, uint32_t slot);
+
 /* Takes a free connection struct (lock held); NULL when the table is full or memory is
  * short. */
 tachy__conn *tachy__loop_conn_alloc(tachy_server *srv);
 /* Resets a connection struct for a new socket, keeping its identity (slot, state, sync). */
 void tachy__loop_conn_reset(tachy__conn *c);
-/* Closes c (owned by the caller): socket, buffers; returns its slot to the pool. */
-void tachy__loop_close(tachy__conn *c);
 
 /* ---- workers.c ----------------------------------------------------------------------- */
 
@@ -172,7 +204,7 @@ void tachy__loop_ensure_waiter(tachy_server *srv);
 /* srv->loop_blocking: if nobody waits for events, bring in a thread now. Any thread. */
 void tachy__loop_blocking(tachy_server *srv);
 /*
- * srv->loop_resume: c's lent exchange was closed by the calling thread, which owns c now.
+ * c's lent exchange was closed by the calling thread, which owns c now (states.c).
  * With here, the caller continues c itself as far as that needs no blocking call
  * (tachy__conn_run with closer = 1): it may park c, or lend it again; with harvest it then
  * serves other ready connections the same way (workers.c, "closers harvest"). Whatever
@@ -180,8 +212,6 @@ void tachy__loop_blocking(tachy_server *srv);
  * and a waiter is woken (kickfd). Any thread.
  */
 void tachy__loop_resume(tachy__conn *c, int here, int harvest);
-/* c is closing: if it waits in the resumed list, it leaves it (tachy__loop_close). */
-void tachy__loop_unresume(tachy__conn *c);
 
 /* ---- accept.c ------------------------------------------------------------------------ */
 

@@ -10,11 +10,9 @@
  * to the next with no context switch and no futex call per request (a naive blocking
  * thread-per-connection server pays a wake-up and a switch for every request).
  *
- * Ownership is one atomic word per connection (slots.c): PARKED -> OWNED by a CAS, so an
- * event can be claimed by one thread only; an event that arrives while the connection is
- * OWNED marks it PENDING, and the owner reads again instead of parking. Events carry the
- * connection's slot and generation: slots are reused but never freed while the server
- * lives, so a stale event is detected, never a use-after-free.
+ * What a thread does with a connection it claimed - and every state a connection moves
+ * through - is loop/states.c's: this file only finds ready connections and hands them
+ * there (tachy__loop_claim, tachy__loop_serve).
  *
  * Threads: at most max_waiters threads (the CPUs this process may run on) wait in the park
  * set; others wait as spares. Because a handler may block for as long as it likes, a
@@ -146,129 +144,7 @@ void tachy__loop_ensure_waiter(tachy_server *srv) {
 
 void tachy__loop_accept_some(tachy_server *srv);
 
-/* Puts c (owned by the caller, not in the middle of anything a pool thread cannot redo)
- * back in the park set marked ready: its token goes in the ready ring, and a waiter is
- * woken to take it. Under srv->lock, so that stop() either sees it parked (and closes it)
- * or has already begun (and it is closed here). */
-static void requeue(tachy__conn *c) {
-    tachy_server *srv = c->srv;
-    pthread_mutex_lock(&srv->lock);
-    if (atomic_load(&srv->state) != TACHY__SRV_STARTED) {
-        pthread_mutex_unlock(&srv->lock);
-        tachy__loop_close(c);
-        return;
-    }
-    struct tachy__loop *p = srv->loop;
-    if (!p->ws_of[c->slot]) /* a parked WebSocket has no deadline (wspark.c) */
-        atomic_store_explicit(&c->deadline, tachy__now_ms() + srv->opt.idle_interval_ms,
-                              memory_order_relaxed);
-    pthread_mutex_lock(&p->ready_lock);
-    c->next_ready = NULL;
-    c->in_resumed = 1;
-    if (p->resumed_tail)
-        p->resumed_tail->next_ready = c;
-    else
-        p->resumed_head = c;
-    p->resumed_tail = c;
-    __atomic_store_n(&p->nresumed, p->nresumed + 1, __ATOMIC_RELAXED);
-    /* Parked last: once it is, any thread may claim it (an event, the list's taker) and
-     * the struct is theirs. An event that marked c PENDING meanwhile needs no keeping: the
-     * run reads anyway. */
-    uint64_t s = atomic_load(&c->state);
-    atomic_store(&c->state, tachy__st_make(tachy__st_gen(s), TACHY__CONN_PARKED));
-    pthread_mutex_unlock(&p->ready_lock);
-    pthread_mutex_unlock(&srv->lock);
-    uint64_t one = 1;
-    if (write(srv->loop->kickfd, &one, sizeof one) < 0 && errno != EAGAIN)
-        tachy__log(srv, TACHY_LOG_WARNING, "eventfd write: %s", strerror(errno));
-    tachy__loop_blocking(srv); /* nobody waits for events: bring a thread in */
-}
-
 static void step_wake(struct tachy__loop *p);
-
-/*
- * Runs the HTTP loop on c (owned by the caller) until it parks, closes or lends c (closer:
- * the caller must not block, see tachy__conn_run; what it cannot do goes to a pool
- * thread). An event that arrives while we own it (tachy__loop_park returns 0) means more
- * bytes: run the loop again. Returns 1 if c ended parked (waiting for its next bytes).
- */
-static int run_conn(tachy__conn *c, int closer) {
-    for (;;) {
-        if (c->lingering) {
-            /* A lingering close (http/io.c): discard what came; while the peer may send
-             * more, the connection waits in the park set - never a thread - until its EOF
-             * or the deadline, when the watchdog closes it. */
-            if (!tachy__io_linger_drain(c))
-                break;
-            int pr = tachy__loop_park(c, 0, c->linger_until);
-            if (pr > 0)
-                return 1;
-            if (pr < 0)
-                break;
-            continue;
-        }
-        int idle = 0;
-        long deadline = 0;
-        tachy__conn_next next = tachy__conn_run(c, closer, &idle, &deadline);
-        if (next == TACHY__CONN_NEXT_LENT)
-            return 0; /* a deferred exchange has it; its close resumes it */
-        if (next == TACHY__CONN_NEXT_POOL) {
-            requeue(c);
-            return 0;
-        }
-        if (next == TACHY__CONN_NEXT_LINGER) {
-            c->linger_until = tachy__now_ms() + TACHY__LINGER_MS;
-            continue;
-        }
-        if (next == TACHY__CONN_NEXT_CLOSE) {
-            if (tachy__loop_ws_adopt(c))
-                return 0; /* the handler attached a WebSocket: parked as one now */
-            break;
-        }
-        int pr = tachy__loop_park(c, idle, deadline);
-        if (pr > 0)
-            return 1; /* parked: no longer ours */
-        if (pr < 0)
-            break; /* stopping, or too many idle connections (output already flushed) */
-    }
-    tachy__loop_close(c);
-    return 0;
-}
-
-/* Serves a connection the caller owns: sets its transport up on the first run (HTTPS),
- * then runs the HTTP loop. */
-static void serve_conn(tachy_server *srv, tachy__conn *c) {
-    if (__builtin_expect(srv->loop->ws_of[c->slot] != NULL, 0) && tachy__loop_ws_serve(c))
-        return; /* an attached WebSocket (wspark.c) */
-    if (srv->tls && !c->xp && tachy__tls_start(c) < 0) {
-        tachy__loop_close(c);
-        return;
-    }
-    run_conn(c, 0);
-}
-
-void tachy__loop_unresume(tachy__conn *c) {
-    struct tachy__loop *p = c->srv->loop;
-    pthread_mutex_lock(&p->ready_lock);
-    if (c->in_resumed) {
-        tachy__conn *prev = NULL;
-        for (tachy__conn *x = p->resumed_head; x; prev = x, x = x->next_ready) {
-            if (x != c)
-                continue;
-            if (prev)
-                prev->next_ready = c->next_ready;
-            else
-                p->resumed_head = c->next_ready;
-            if (p->resumed_tail == c)
-                p->resumed_tail = prev;
-            break;
-        }
-        c->next_ready = NULL;
-        c->in_resumed = 0;
-        __atomic_store_n(&p->nresumed, p->nresumed - 1, __ATOMIC_RELAXED);
-    }
-    pthread_mutex_unlock(&p->ready_lock);
-}
 
 /* ---- closers harvest the park set ---------------------------------------------------- */
 
@@ -390,9 +266,9 @@ static void harvest(tachy_server *srv) {
             continue; /* stale, or its owner reads again */
         atomic_fetch_add_explicit(&p->progress, 1, memory_order_relaxed);
         if (__builtin_expect(p->ws_of[c->slot] != NULL, 0))
-            requeue(c); /* a WebSocket's callbacks may block: a pool thread's */
+            tachy__loop_requeue(c); /* a WebSocket's callbacks may block: a pool thread's */
         else {
-            run_conn(c, 1);
+            tachy__loop_run(c, 1);
             served++;
         }
     }
@@ -409,11 +285,11 @@ static void harvest_done(tachy_server *srv) {
 
 void tachy__loop_resume(tachy__conn *c, int here, int harvest_too) {
     if (!here) {
-        requeue(c);
+        tachy__loop_requeue(c);
         return;
     }
     tachy_server *srv = c->srv; /* c may be another thread's once run */
-    if (run_conn(c, 1) && harvest_too)
+    if (tachy__loop_run(c, 1) && harvest_too)
         harvest(srv); /* c parked: no more of its requests are buffered */
     harvest_done(srv);
 }
@@ -433,7 +309,7 @@ static void serve_token(tachy_server *srv, uint64_t tok) {
     tachy__conn *c = tachy__loop_claim(srv, (uint32_t)(tok & ~HUP_BIT), (uint32_t)(tok >> 32), 1,
                                        (tok & HUP_BIT) != 0);
     if (c)
-        serve_conn(srv, c);
+        tachy__loop_serve(srv, c);
 }
 
 static void *worker_main(void *arg) {

@@ -71,12 +71,13 @@ struct tachy_server {
     void (*loop_blocking)(tachy_server *srv);
     /* Frees the pool (the last reference to the server is going away). */
     void (*loop_free)(tachy_server *srv);
-    /* A lent connection's exchange was closed on the calling thread: continue the
-     * connection (here: on this thread as far as it needs no blocking call, see
-     * tachy__conn_run, and with harvest serve other ready connections after it; else on a
-     * pool thread). The caller owns conn. */
-    void (*loop_resume)(struct tachy__conn *conn, int here, int harvest);
-    /* Lent exchanges (http/dispatch.c) deferred with TACHY_DEFER_CLOSER_CONTINUES and not
+    /* A deferred exchange of conn was closed on the calling thread: marks it closed under
+     * conn->lock and, if it had been lent the connection, continues the connection (here:
+     * on this thread as far as it needs no blocking call, see tachy__conn_run, and with
+     * the exchange's harvest flag serving other ready connections after it; else on a pool
+     * thread). loop/states.c. */
+    void (*loop_exchange_closed)(struct tachy__conn *conn);
+    /* Lent exchanges (loop/states.c) deferred with TACHY_DEFER_CLOSER_CONTINUES and not
      * yet closed: their closers may harvest the park set (loop/workers.c). */
     atomic_int lent_closers;
     /* tachy_stats counters */
