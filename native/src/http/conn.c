@@ -1,35 +1,19 @@
 /*
- * http/conn.c - one connection's loop: read, parse, begin, dispatch, end, park - with
- * keep-alive, pipelining and the flush rule.
+ * http/conn.c - the HTTP/1.1 codec's step: read, parse, begin, dispatch, end - with
+ * keep-alive and pipelining - until the connection must wait, close or be lent.
  *
- * The loop reads into rbuf (io.c), parses every request already buffered (parser.c) and
+ * The step reads into rbuf (io.c), parses every request already buffered (parser.c) and
  * runs each exchange in order on this thread (exchange.c, dispatch.c). Responses
- * accumulate in wbuf (response.c). The flush rule that makes pipelining cheap: a complete
- * response is sent only when no further request bytes are buffered (or, if the last read
- * filled its buffer, readable right now); otherwise it leaves together with the next
- * response. Invariant: the thread never blocks reading while output is pending, so no
- * client ever waits on a response sitting in wbuf.
- *
- * Between requests the connection is parked instead of blocking its thread in recv:
- * tachy__conn_run returns to the pool (loop/workers.c) saying so, and the pool parks it.
+ * accumulate in wbuf (response.c) and leave by the flush rule (io.c,
+ * tachy__io_response_done). It never moves the connection between states: it returns what
+ * it needs (tachy__conn_next) and the loop (loop/states.c) parks, lends, requeues or
+ * closes it.
  */
 #include "http/http.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-int tachy__conn_response_done(tachy__conn *c) {
-    if (tachy__buf_size(&c->rbuf) > 0)
-        return 0; /* a pipelined request is waiting: its response joins this one */
-    if (c->last_read_full && !atomic_load(&c->shut)) {
-        /* The last read may have left bytes in the socket: look without blocking. */
-        if (tachy__io_read(c, MSG_DONTWAIT) > 0)
-            return 0;
-        c->last_read_full = 0;
-    }
-    return tachy__io_flush_end(c);
-}
 
 void tachy__conn_cleanup(tachy__conn *c) {
     if (c->xp)

@@ -249,6 +249,10 @@ ssize_t tachy__io_fill(tachy__conn *c);
  * the pool for another thread (tachy__server_blocking) before they wait, so a slow body
  * never holds up other connections. */
 ssize_t tachy__io_read_body(tachy__conn *c, void *buf, size_t len);
+/* The flush rule (io.c): called when a response is complete. Flushes unless more
+ * pipelined request bytes are already buffered (or readable right now). 0 or TACHY_E*.
+ * Owner thread. */
+int tachy__io_response_done(tachy__conn *c);
 /* Sends everything in wbuf. 0 or a TACHY_E* code. Owner thread. */
 int tachy__io_flush(tachy__conn *c);
 /* Sends everything in wbuf as the end of a response: when TCP_NODELAY is off and part of
@@ -341,9 +345,6 @@ void tachy__conn_cleanup(tachy__conn *c);
  * wbuf are dropped. The transport and the struct stay; tachy__conn_cleanup still runs at
  * the close. Owner thread. */
 void tachy__conn_shed_http(tachy__conn *c);
-/* The flush rule: called when a response is complete. Flushes unless more pipelined
- * request bytes are already buffered (or readable right now). Owner thread. */
-int tachy__conn_response_done(tachy__conn *c);
 
 /* ---- target.c: the request-target ------------------------------------------------------ */
 

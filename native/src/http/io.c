@@ -108,6 +108,27 @@ static int send_iov(tachy__conn *c, struct iovec *iov, int cnt) {
     return 0;
 }
 
+/*
+ * THE FLUSH RULE (why pipelining is cheap): a complete response is written only when no
+ * further request bytes are buffered - or, if the last read filled its buffer, readable
+ * right now; otherwise it waits in wbuf and leaves with the next response, so 16 pipelined
+ * requests that came in one segment get their 16 responses in one send. Nothing is written
+ * in pieces that Nagle could hold back. Invariant (with tachy__io_fill and
+ * tachy__io_read_body, which flush before they wait): no thread blocks reading while output
+ * is pending, so no client ever waits on a response sitting in wbuf.
+ */
+int tachy__io_response_done(tachy__conn *c) {
+    if (tachy__buf_size(&c->rbuf) > 0)
+        return 0; /* a pipelined request is waiting: its response joins this one */
+    if (c->last_read_full && !atomic_load(&c->shut)) {
+        /* The last read may have left bytes in the socket: look without blocking. */
+        if (tachy__io_read(c, MSG_DONTWAIT) > 0)
+            return 0;
+        c->last_read_full = 0;
+    }
+    return tachy__io_flush_end(c);
+}
+
 int tachy__io_flush(tachy__conn *c) {
     size_t n = tachy__buf_size(&c->wbuf);
     if (n == 0 || c->held)

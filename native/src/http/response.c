@@ -300,7 +300,7 @@ static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src) {
         if (code == 101)
             rc = tachy__io_flush(c);
         else
-            rc = tachy__conn_response_done(c);
+            rc = tachy__io_response_done(c);
     } else if (mode != TACHY__RSP_FIXED) {
         /* A streamed body: the client should see the headers now, as with the JDK. */
         rc = tachy__io_flush(c);
@@ -384,7 +384,7 @@ static int framed_body(tachy_exchange *ex, const body_src *src, int64_t len) {
         rc = TACHY_ENOMEM;
     if (rc == 0 && ex->rsp_mode == TACHY__RSP_FIXED && (ex->rsp_left -= len) == 0) {
         ex->rsp_done = 1;
-        rc = tachy__conn_response_done(c);
+        rc = tachy__io_response_done(c);
     }
     return rc < 0 ? tachy__exchange_fail(ex, rc) : 0;
 }
@@ -452,7 +452,7 @@ TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex) {
         if (tachy__buf_append(&c->wbuf, "0\r\n\r\n", 5) < 0)
             return tachy__exchange_fail(ex, TACHY_ENOMEM);
         ex->rsp_done = 1;
-        rc = tachy__conn_response_done(c);
+        rc = tachy__io_response_done(c);
         break;
     case TACHY__RSP_UNTIL_CLOSE:
         c->close_after = 1;
