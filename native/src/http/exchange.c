@@ -692,6 +692,24 @@ TACHY_API int tachy_exchange_local_address(const tachy_exchange *ex, char *host,
     return cached_addr(ex->conn, 1, host, cap, port);
 }
 
+TACHY_API int tachy_exchange_peer_address(const tachy_exchange *ex, char *host, size_t cap,
+                                          int *port) {
+    if (!ex)
+        return TACHY_EINVAL;
+    const tachy__conn *c = ex->conn;
+    if (c->lb_len == 0) /* no PROXY header: the socket's peer is the client */
+        return cached_addr(ex->conn, 0, host, cap, port);
+    char tmp[INET6_ADDRSTRLEN];
+    int rc = tachy__addr_format(&c->lb.sa, c->lb_len, tmp, sizeof tmp, port);
+    if (rc < 0 || !host || !cap)
+        return rc;
+    size_t n = strlen(tmp);
+    if (n >= cap)
+        return TACHY_EINVAL;
+    memcpy(host, tmp, n + 1);
+    return 0;
+}
+
 TACHY_API const struct sockaddr *tachy_exchange_remote_sockaddr(const tachy_exchange *ex,
                                                                 socklen_t *len) {
     if (!ex)

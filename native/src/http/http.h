@@ -24,6 +24,7 @@
 #define TACHY__SRC_HTTP_HTTP_H
 
 #include "base/base.h"
+#include "edge/edge.h"
 #include "http/parser.h"
 #include "server/server.h"
 
@@ -160,6 +161,10 @@ struct tachy__conn {
     long hs_deadline;         /* ms: the transport's handshake must be done by then */
     tachy__sockaddr peer, local; /* local: read when first asked (exchange.c) */
     socklen_t peer_len, local_len;
+    /* tachy_options.proxy_protocol: the socket's own peer (the balancer), saved when the
+     * PROXY header made peer the client's (edge/listener.c); lb_len 0 until then. */
+    tachy__sockaddr lb;
+    socklen_t lb_len;
     tachy__buf rbuf, wbuf;
     int last_read_full;       /* the last recv filled all the space it was given */
     int rsp_sent;             /* bytes went out since the current response's head was built

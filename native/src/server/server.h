@@ -79,6 +79,10 @@ struct tachy_server {
     /* Lent exchanges (http/dispatch.c) deferred with TACHY_DEFER_CLOSER_CONTINUES and not
      * yet closed: their closers may harvest the park set (pool/workers.c). */
     atomic_int lent_closers;
+    /* tachy_options.proxy_trusted parsed (server.c; edge/listener.c checks peers against
+     * it): ntrusted 0 = any peer. opt.proxy_trusted points to the server's own copy. */
+    tachy__cidr *trusted;
+    size_t ntrusted;
     /* tachy_stats counters */
     atomic_uint_fast64_t st_connections, st_requests, st_reads, st_writes;
 };
