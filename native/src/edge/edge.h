@@ -92,4 +92,14 @@ int tachy__edge_proxy_read(tachy_server *srv, int fd, tachy__buf *scratch, struc
                            socklen_t *peer_len, socklen_t peer_cap, struct sockaddr *sock_peer,
                            socklen_t *sock_peer_len);
 
+/* ---- metrics.c: the counters behind tachy_metrics_handler --------------------------- */
+
+/* CLOCK_MONOTONIC in nanoseconds (a vDSO read). Any thread. */
+int64_t tachy__edge_now_ns(void);
+/* An exchange ended (http/exchange.c): counts its status class (code < 100: ended with no
+ * response) and its duration since t0_ns. Relaxed atomics. Any thread. */
+void tachy__edge_exchange_done(tachy_server *srv, int code, int64_t t0_ns);
+/* tachy answered a request itself with code (http/response.c). Any thread. */
+void tachy__edge_rejected(tachy_server *srv, int code);
+
 #endif

@@ -22,6 +22,7 @@ static int refuse(tachy_server *srv, const struct sockaddr *peer, socklen_t len,
         tachy__log(srv, TACHY_LOG_DEBUG, "PROXY protocol: connection from %s port %d closed: %s",
                    host, port, why);
     }
+    atomic_fetch_add_explicit(&srv->st_proxy_refused, 1, memory_order_relaxed);
     return TACHY_EPROTO;
 }
 

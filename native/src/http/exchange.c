@@ -176,6 +176,7 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
         tachy__chunked_init(&ex->chunked, c->srv->opt.max_chunk_ext, 65536);
     ex->rsp_code = -1;
     ex->rsp_mode = TACHY__RSP_NONE;
+    ex->t0_ns = tachy__edge_now_ns();
 
     connection_policy(ex, c, fr);
     return 0;
@@ -190,6 +191,8 @@ static void attrs_clear(tachy_exchange *ex) {
 }
 
 void tachy__exchange_end(tachy_exchange *ex) {
+    if (ex->t0_ns && ex->conn) /* edge/metrics.c: status class and duration */
+        tachy__edge_exchange_done(ex->conn->srv, ex->rsp_code, ex->t0_ns);
     if (ex->conn && atomic_load_explicit(&ex->conn->io_deadline, memory_order_relaxed))
         atomic_store(&ex->conn->io_deadline, 0);
     if (ex->ctx) {

@@ -139,6 +139,7 @@ struct tachy_exchange {
     int close_harvest;        /* closed with TACHY_CLOSE_HARVEST (set just before the close
                                  takes effect; conn.c passes it on to pool/) */
     int failed;               /* an I/O error or failure: connection must close */
+    int64_t t0_ns;            /* CLOCK_MONOTONIC ns when the head was parsed (metrics) */
     int upgraded;
     tachy_stream stream;
     /* attributes and principal */
@@ -165,6 +166,8 @@ struct tachy__conn {
      * PROXY header made peer the client's (edge/listener.c); lb_len 0 until then. */
     tachy__sockaddr lb;
     socklen_t lb_len;
+    int backlog_drain;        /* accepted by stop()'s SO_REUSEPORT backlog drain (written
+                                 by pool/accept.c only, read under srv->lock) */
     tachy__buf rbuf, wbuf;
     int last_read_full;       /* the last recv filled all the space it was given */
     int rsp_sent;             /* bytes went out since the current response's head was built

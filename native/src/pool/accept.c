@@ -32,8 +32,10 @@ void tachy__pool_requeue_listener(tachy_server *srv) {
 }
 
 /* Registers an accepted socket as a parked connection; its request (if already there) is
- * reported by EPOLL_CTL_ADD itself, edge-triggered. */
-static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer, socklen_t plen) {
+ * reported by EPOLL_CTL_ADD itself, edge-triggered. drained: accepted by stop()'s backlog
+ * drain (tachy__pool_drain_backlog), which then waits for it. */
+static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer, socklen_t plen,
+                  int drained) {
     const tachy_options *o = &srv->opt;
     pthread_mutex_lock(&srv->lock);
     if (atomic_load(&srv->state) != TACHY__SRV_STARTED) {
@@ -61,6 +63,7 @@ static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer
     memcpy(&c->peer, peer, plen);
     c->peer_len = plen;
     c->local_len = 0; /* getsockname() when someone asks (tachy__conn_local) */
+    c->backlog_drain = drained;
     /* Until its first byte a new connection waits idleInterval, as the JDK's does
      * (maxReqTime counts from the request's first byte: http/conn.c); an HTTPS one must
      * finish its handshake within tls_handshake_time_ms (tls/handshake.c). */
@@ -118,7 +121,7 @@ void tachy__pool_accept_some(tachy_server *srv) {
             atomic_store(&srv->pool->accept_retry, 1);
             return;
         }
-        adopt(srv, fd, &peer, plen);
+        adopt(srv, fd, &peer, plen, 0);
     }
     tachy__pool_requeue_listener(srv);
 }
@@ -153,3 +156,99 @@ void tachy__pool_unlisten(tachy_server *srv) {
     shutdown(srv->fd, SHUT_RDWR);
 }
 
+
+/*
+ * SO_REUSEPORT (tachy_options.reuseport): the kernel hashes each new connection to one of
+ * the listening sockets on the port and queues it there; closing (or shutting down) a
+ * listening socket resets every connection still in its queue - connections the siblings
+ * on the port would have served. So before a reuseport server stops accepting, what its
+ * queue holds is accepted, and stop() waits (until deadline, ms) for:
+ *   - each connection taken from the queue (backlog_drain = DRAIN_NEW) to be claimed by a
+ *     pool thread once, i.e. to have its first request served - a client that connected
+ *     but has not sent yet is waited for too (it will send; it cannot know we stop);
+ *   - each connection parked with bytes unread in its socket when the drain began
+ *     (DRAIN_INFLIGHT: a request whose event a pool thread has not taken yet) to be
+ *     claimed, or to have nothing unread any more;
+ * accepting again on every tick for connections that arrive meanwhile. Then stop goes on
+ * as before (idle connections closed, exchanges in progress given the rest of the delay).
+ * A connection whose handshake completes between the last accept and the close is still
+ * reset by the kernel, unless net.ipv4.tcp_migrate_req = 1 (Linux 5.14+), which moves it
+ * to a sibling (docs/load-balancing.md). Lock held, state STARTED; the lock is released
+ * while accepting and waiting.
+ */
+enum { DRAIN_NONE, DRAIN_NEW, DRAIN_INFLIGHT };
+
+/* 1 if c's socket holds unread bytes. Lock held: the socket cannot be closed meanwhile. */
+static int unread(const tachy__conn *c) {
+    char b;
+    return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+void tachy__pool_drain_backlog(tachy_server *srv, long deadline) {
+    for (tachy__conn *c = srv->pool->conns; c; c = c->next)
+        if (tachy__st_kind(atomic_load(&c->state)) == TACHY__CONN_PARKED && unread(c))
+            c->backlog_drain = DRAIN_INFLIGHT;
+    for (;;) {
+        int took = 0;
+        pthread_mutex_unlock(&srv->lock);
+        for (;;) {
+            struct sockaddr_storage peer;
+            socklen_t plen = sizeof peer;
+            int fd = accept4(srv->fd, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
+            if (fd < 0) {
+                if (errno == EINTR || errno == ECONNABORTED)
+                    continue;
+                break; /* EAGAIN: empty (or out of descriptors: nothing more to do here) */
+            }
+            adopt(srv, fd, &peer, plen, DRAIN_NEW);
+            took++;
+        }
+        pthread_mutex_lock(&srv->lock);
+        int busy = 0;
+        tachy__conn *requeue = NULL;
+        for (tachy__conn *c = srv->pool->conns; c; c = c->next) {
+            if (c->backlog_drain == DRAIN_NONE)
+                continue;
+            uint64_t st = atomic_load(&c->state);
+            if (tachy__st_kind(st) != TACHY__CONN_PARKED) {
+                c->backlog_drain = DRAIN_NONE; /* being served: stop waits for it anyway */
+                continue;
+            }
+            if (unread(c)) {
+                busy = 1; /* its request waits for a pool thread */
+                continue;
+            }
+            if (c->backlog_drain == DRAIN_INFLIGHT) {
+                c->backlog_drain = DRAIN_NONE; /* its request was read: idle now */
+                continue;
+            }
+            /* DRAIN_NEW, parked, nothing unread: served already, or its client has not
+             * sent yet? Only its owner may look (c->served): claim it for a moment. */
+            if (!tachy__pool_claim(srv, c->slot, (uint32_t)tachy__st_gen(st), 0, 0)) {
+                busy = 1; /* a pool thread took it meanwhile: look again next tick */
+                continue;
+            }
+            if (c->served > 0)
+                c->backlog_drain = DRAIN_NONE;
+            else
+                busy = 1;
+            long dl = atomic_load_explicit(&c->deadline, memory_order_relaxed);
+            if (tachy__pool_park(c, 0, dl) == 0) { /* an event came while we held it */
+                c->next_free = requeue; /* scratch link while we own it, as the sweep's */
+                requeue = c;
+            }
+        }
+        if (requeue) {
+            pthread_mutex_unlock(&srv->lock);
+            while (requeue) {
+                tachy__conn *c = requeue;
+                requeue = c->next_free;
+                tachy__pool_resume(c, 0, 0); /* to a pool thread, which reads it */
+            }
+            pthread_mutex_lock(&srv->lock);
+        }
+        if ((!busy && !took) || tachy__now_ms() >= deadline)
+            return;
+        tachy__cond_wait_ms(&srv->cond, &srv->lock, 5);
+    }
+}

@@ -191,6 +191,11 @@ int tachy__pool_listen(tachy_server *srv);
 /* Stops accepting: the listening socket leaves the park set and is shut down (closed by
  * the caller once the pool threads are gone). Lock held. */
 void tachy__pool_unlisten(tachy_server *srv);
+/* stop() of a SO_REUSEPORT server, before it stops accepting: accepts what the listening
+ * socket's queue holds (closing it would reset those connections) and waits, at most until
+ * deadline (ms), for each to have its first request read (accept.c says exactly what is
+ * waited for). Lock held, state STARTED; released meanwhile. */
+void tachy__pool_drain_backlog(tachy_server *srv, long deadline);
 /* The listening socket is readable: accepts up to ACCEPT_BATCH connections. Pool thread. */
 void tachy__pool_accept_some(tachy_server *srv);
 /* Puts the listening socket's token in the ready ring: accept again later. */
