@@ -13,7 +13,8 @@
  *   dispatch.c  context, 100-continue, filters, authenticator, handler, deferred close
  *   headers.c   Headers
  *
- * http/ includes base/ and server/; tls/, ws/ and pool/ include http/. A connection's
+ * http/ includes base/, server/ and edge/ (one call: the PROXY header, http/conn.c; the
+ * metrics observer, exchange.c and response.c); tls/, ws/ and pool/ include http/. A connection's
  * fields belong to the thread that owns it (pool/pool.h says how ownership moves), except
  * `fd` shutdown and `shut` (stop() and the watchdog shut a socket down under srv->lock; a
  * TLS handshake eviction under its config's hs_lock, tls/handshake.c: each lock keeps the
