@@ -2,10 +2,14 @@
  * tachy-hello - the demo server that tests and benchmarks drive.
  *
  *   tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS] [-t TICK_MS]
- *               [-c CERT.pem -k KEY.pem]
+ *               [-c CERT.pem -k KEY.pem] [--proxy-protocol] [--proxy-trusted NETS]
+ *               [--reuseport]
  *
  * With -c and -k the same routes are served over HTTPS (the chain and key in PEM files).
  * -i caps the idle keep-alive connections kept (maxIdleConnections; default: no cap).
+ * --proxy-protocol: every connection starts with a PROXY v1/v2 header (behind HAProxy's
+ * send-proxy-v2 or nginx's proxy_protocol); --proxy-trusted "127.0.0.1,10.0.0.0/8" limits
+ * who may send one. --reuseport: bind with SO_REUSEPORT (several processes on one port).
  *
  *   GET  /      -> 200 text/plain "Hello, World!"
  *   HEAD /      -> the same headers, no body
@@ -15,6 +19,9 @@
  *                  client, "<epoch-ns> tick <seq>" stamped with the tick's scheduled time
  *   GET  /ws    -> WebSocket echo: text and binary messages back as they came, up to the
  *                  default 16 MiB limit; permessage-deflate when the client offers it
+ *   GET  /ip    -> 200 text/plain "<client address> <port> via <socket peer> <port>\n": the
+ *                  client is the PROXY header's with --proxy-protocol (docs/load-balancing.md)
+ *   GET  /metrics -> the server's counters as Prometheus text (tachy/metrics.h)
  *   GET  /ts    -> WebSocket: every 500 ms, starting 500 ms after the upgrade, the server's
  *                  wall clock (CLOCK_REALTIME) in microseconds since the epoch as a decimal
  *                  text message, on a server timer per connection (tachy/timer.h)
@@ -29,6 +36,7 @@
 
 #include "common/demo.h"
 
+#include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <signal.h>
@@ -301,12 +309,32 @@ static void *ticker(void *arg) {
     return NULL;
 }
 
+/* GET /ip: who the server thinks the client is, and the socket's own peer. */
+static int whoami(tachy_exchange *ex, void *user) {
+    (void)user;
+    char client[64] = "?", peer[64] = "?", body[192];
+    int cport = 0, pport = 0;
+    tachy_exchange_remote_address(ex, client, sizeof client, &cport);
+    tachy_exchange_peer_address(ex, peer, sizeof peer, &pport);
+    int n = snprintf(body, sizeof body, "%s %d via %s %d\n", client, cport, peer, pport);
+    tachy_headers_set(tachy_exchange_response_headers(ex), "Content-Type", "text/plain");
+    tachy_exchange_send_response_headers(ex, 200, n);
+    tachy_exchange_write(ex, body, (size_t)n);
+    return tachy_exchange_close(ex);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 
 static void usage(void) {
     fprintf(stderr,
             "usage: tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS] [-t TICK_MS]\n"
-            "                   [-c CERT.pem -k KEY.pem]   (HTTPS)\n");
+            "                   [-c CERT.pem -k KEY.pem]   (HTTPS)\n"
+            "                   [--proxy-protocol]         (a PROXY v1/v2 header starts each\n"
+            "                                               connection: behind HAProxy, nginx)\n"
+            "                   [--proxy-trusted NETS]     (only these may send it, e.g.\n"
+            "                                               \"127.0.0.1,10.0.0.0/8\")\n"
+            "                   [--reuseport]              (SO_REUSEPORT: share the port)\n"
+            "  GET /metrics: Prometheus text; GET /ip: the client's address\n");
 }
 
 int main(int argc, char **argv) {
@@ -318,8 +346,24 @@ int main(int argc, char **argv) {
     tachy_options_init(&options);
     const char *cert_file = NULL, *key_file = NULL;
     int opt;
-    while ((opt = getopt(argc, argv, "p:b:i:t:c:k:h")) != -1) {
+    static const struct option longopts[] = {
+        {"proxy-protocol", no_argument, NULL, 'P'},
+        {"proxy-trusted", required_argument, NULL, 'T'},
+        {"reuseport", no_argument, NULL, 'R'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    while ((opt = getopt_long(argc, argv, "p:b:i:t:c:k:h", longopts, NULL)) != -1) {
         switch (opt) {
+        case 'P':
+            options.proxy_protocol = 1;
+            break;
+        case 'T':
+            options.proxy_trusted = optarg;
+            break;
+        case 'R':
+            options.reuseport = 1;
+            break;
         case 'c':
             cert_file = optarg;
             break;
@@ -377,6 +421,8 @@ int main(int argc, char **argv) {
     tachy_server_create_context(srv, "/ws", ws_echo, NULL, NULL);
     tachy_server_create_context(srv, "/tick", ws_tick, NULL, NULL);
     tachy_server_create_context(srv, "/ts", ws_ts, srv, NULL);
+    tachy_server_create_context(srv, "/ip", whoami, NULL, NULL);
+    tachy_server_create_context(srv, "/metrics", tachy_metrics_handler, NULL, NULL);
     rc = tachy_server_start(srv);
     if (rc < 0) {
         fprintf(stderr, "tachy-hello: %s\n", tachy_strerror(rc));

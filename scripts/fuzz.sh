@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 SECS=${1:-20}
 BUILD=${TACHY_FUZZ_BUILD:-$ROOT/build/fuzz}
-FUZZERS=${FUZZERS:-fuzz_request fuzz_chunked fuzz_ws fuzz_inflate fuzz_server}
+FUZZERS=${FUZZERS:-fuzz_request fuzz_chunked fuzz_ws fuzz_inflate fuzz_server fuzz_proxy}
 
 need=()
 for p in clang-14 libclang-rt-14-dev cmake ninja-build zlib1g-dev libssl-dev; do

@@ -73,6 +73,13 @@ node tests/burst/burst.mjs build/release/examples/tachy-hello 20
 step "tachy-hello under curl, wrk and h2load"
 scripts/smoke.sh build/release/examples/tachy-hello
 
+step "tachy-hello /metrics read by prometheus_client's parser (about 1 s)"
+if ! python3 -c 'import prometheus_client' 2>/dev/null; then
+    python3 -m pip install -q prometheus_client 2>/dev/null ||
+        python3 -m pip install -q --break-system-packages prometheus_client || true
+fi
+python3 tests/metrics_prometheus.py build/release/examples/tachy-hello
+
 step "tachy-fileserver side by side with the JDK's jwebserver"
 JWEB=$(command -v jwebserver || true)
 for j in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-21-openjdk-amd64; do

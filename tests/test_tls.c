@@ -526,6 +526,58 @@ static int teardown(void **state) {
 
 /* ---- tests ----------------------------------------------------------------------------------- */
 
+/* "remote=<host>:<port> peer=<host>:<port>" (the PROXY protocol test). */
+static int remote(tachy_exchange *ex, void *user) {
+    (void)user;
+    char r[64], p[64], body[160];
+    int rp = 0, pp = 0;
+    if (tachy_exchange_remote_address(ex, r, sizeof r, &rp) < 0 ||
+        tachy_exchange_peer_address(ex, p, sizeof p, &pp) < 0)
+        return -1;
+    snprintf(body, sizeof body, "remote=%s:%d peer=%s:%d", r, rp, p, pp);
+    return reply(ex, 200, body);
+}
+
+/* A balancer in TCP mode in front of tachy's TLS (HAProxy's "mode tcp" + send-proxy-v2):
+ * the PROXY header comes before the ClientHello - here split over two segments - and the
+ * client's address is the header's. Without a header the handshake never starts. */
+static void proxy_protocol_before_tls(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.proxy_protocol = 1;
+    o.proxy_trusted = "127.0.0.0/8";
+    int p;
+    tachy_server *s = start_https(cfg, &o, &p);
+    tachy_server_create_context(s, "/remote", remote, NULL, NULL);
+    static const unsigned char hdr[28] = {
+        '\r', '\n', '\r', '\n', 0, '\r', '\n', 'Q', 'U', 'I', 'T', '\n', 0x21, 0x11, 0, 12,
+        198, 51, 100, 20, 127, 0, 0, 1, 0x1f, 0x90, 0x01, 0xbb};
+    for (int round = 0; round < 2; round++) {
+        tc *c = calloc(1, sizeof *c);
+        c->fd = ts_connect(p);
+        ts_send(c->fd, hdr, 10);
+        ts_sleep_ms(20);
+        ts_send(c->fd, hdr + 10, sizeof hdr - 10);
+        c->ssl = SSL_new(cctx);
+        SSL_set_fd(c->ssl, c->fd);
+        SSL_set_tlsext_host_name(c->ssl, "localhost");
+        SSL_set1_host(c->ssl, "localhost");
+        assert_int_equal(SSL_connect(c->ssl), 1);
+        char *body = tc_get(c, "/remote");
+        assert_non_null(strstr(body, "remote=198.51.100.20:8080 peer=127.0.0.1:"));
+        free(body);
+        body = tc_get(c, "/remote"); /* keep-alive */
+        assert_non_null(strstr(body, "remote=198.51.100.20:8080"));
+        free(body);
+        tc_close(c);
+    }
+    /* A ClientHello without the header: not a PROXY header, closed unanswered. */
+    tc *c = tc_open_ex(p, 0, NULL);
+    assert_null(c);
+    tachy_server_destroy(s);
+}
+
 static void config_errors(void **state) {
     (void)state;
     tachy_tls_config *c;
@@ -1851,6 +1903,7 @@ int main(void) {
         cmocka_unit_test(client_auth_need),
         cmocka_unit_test(client_auth_want),
         cmocka_unit_test(handshake_cap),
+        cmocka_unit_test(proxy_protocol_before_tls),
         cmocka_unit_test(stalled_handshakes_do_not_lock_out),
         cmocka_unit_test(handshake_evictions_concurrent),
     };

@@ -299,9 +299,17 @@ TACHY_API int tachy_exchange_held_bytes(const tachy_exchange *ex);
 /* The context serving this exchange (HttpExchange.getHttpContext). Borrowed. */
 TACHY_API tachy_context *tachy_exchange_context(const tachy_exchange *ex);
 
-/* Addresses (getRemoteAddress / getLocalAddress): numeric host and port. */
+/* Addresses (getRemoteAddress / getLocalAddress): numeric host and port. The remote
+ * address is the client's: on a server with tachy_options.proxy_protocol, the source the
+ * balancer's PROXY header names (the socket's own peer for a LOCAL or UNKNOWN header). The
+ * local address is always the socket's. The exchange's thread. */
 TACHY_API int tachy_exchange_remote_address(const tachy_exchange *ex, char *host, size_t cap,
                                             int *port);
+/* The socket's own peer, numeric host and port: with tachy_options.proxy_protocol the
+ * balancer that sent the PROXY header, else the same as tachy_exchange_remote_address.
+ * TACHY_EINVAL when host does not fit in cap bytes. The exchange's thread. */
+TACHY_API int tachy_exchange_peer_address(const tachy_exchange *ex, char *host, size_t cap,
+                                          int *port);
 TACHY_API int tachy_exchange_local_address(const tachy_exchange *ex, char *host, size_t cap,
                                            int *port);
 TACHY_API const struct sockaddr *tachy_exchange_remote_sockaddr(const tachy_exchange *ex,

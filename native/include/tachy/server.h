@@ -121,6 +121,34 @@ typedef struct tachy_options {
      * a response, and an obs-fold is accepted and replaced by SP (as is HTAB in values).
      */
     int jdk_header_rules;
+    /*
+     * tachy, behind a load balancer (docs/load-balancing.md): 1 = every connection starts
+     * with a PROXY protocol header, version 1 or 2 (HAProxy's send-proxy / send-proxy-v2,
+     * nginx's proxy_protocol on), read before the first HTTP byte - and before the TLS
+     * handshake on an HTTPS server (a balancer in TCP mode in front of tachy's TLS). The
+     * header's source becomes the exchange's remote address (tachy_exchange_remote_address,
+     * Java's getRemoteAddress); tachy_exchange_peer_address keeps the balancer's. A
+     * connection without a valid header is closed without a response (it did not come
+     * through the balancer). 0 (the default): no header is expected, and one that comes is
+     * not HTTP: 400 and close.
+     */
+    int proxy_protocol;
+    /*
+     * tachy, with proxy_protocol: the networks the header may come from, e.g.
+     * "127.0.0.1, 10.0.0.0/8, fd00::/8" (addresses with an optional prefix length,
+     * separated by commas or blanks, at most 64). A connection from any other peer is
+     * closed before anything is read from it. NULL or "" = any peer (only safe when
+     * nothing but the balancer can reach the port). Read by tachy_server_create*, which
+     * keeps its own copy; a malformed list makes them fail with TACHY_EINVAL.
+     */
+    const char *proxy_trusted;
+    /*
+     * tachy: 1 = bind with SO_REUSEPORT, so several processes (or servers in one process)
+     * listen on the same port, each with its own accept queue, the kernel spreading new
+     * connections over them. Every socket on the port must set it (and belong to the same
+     * user). 0 (the default): a second bind to the port fails with TACHY_EADDRINUSE.
+     */
+    int reuseport;
 } tachy_options;
 
 /* Fills opt with the defaults above. Any thread. */

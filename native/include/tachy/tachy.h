@@ -21,6 +21,7 @@
 #include <tachy/exchange.h>
 #include <tachy/filter.h>
 #include <tachy/headers.h>
+#include <tachy/metrics.h>
 #include <tachy/server.h>
 #include <tachy/timer.h>
 #include <tachy/tls.h>

@@ -107,6 +107,20 @@ struct sockaddr;
 int tachy__addr_format(const struct sockaddr *sa, unsigned len, char *host, size_t cap,
                        int *port);
 
+/* A network: an IPv4 or IPv6 address and a prefix length (tachy_options.proxy_trusted). */
+typedef struct tachy__cidr {
+    int family;       /* AF_INET or AF_INET6 */
+    uint8_t addr[16]; /* network order; host bits cleared */
+    int bits;         /* prefix length: 0-32 or 0-128 */
+} tachy__cidr;
+/* Parses a list of networks, "address[/bits]" separated by commas and/or blanks (an
+ * address alone is one host), into out[0,cap). The count (0 for NULL or ""),
+ * TACHY_EINVAL for a malformed one, TACHY_ETOOBIG for more than cap. Pure. */
+int tachy__cidr_parse(const char *s, tachy__cidr *out, size_t cap);
+/* 1 if sa (IPv4 or IPv6; an IPv4-mapped IPv6 address also matches IPv4 networks) lies in
+ * one of nets[0,n), else 0. Pure. */
+int tachy__cidr_match(const tachy__cidr *nets, size_t n, const struct sockaddr *sa);
+
 /* ---- clock.c: the one clock -------------------------------------------------------- */
 
 /*

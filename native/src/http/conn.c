@@ -112,6 +112,21 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
         /* HTTPS: loop/ set up the transport before the first run; the handshake runs in
          * the reads below, without blocking (tls/). */
     }
+    /* Behind a balancer (tachy_options.proxy_protocol) a PROXY header comes before the
+     * first HTTP or TLS byte: edge/listener.c checks the peer, reads the header and makes
+     * c->peer the client's (c->lb keeps the balancer's). Until the header is whole, c
+     * waits in the park set with its first deadline; a bad one closes it unanswered. */
+    if (__builtin_expect(o->proxy_protocol && c->lb_len == 0, 0)) {
+        int pr = tachy__edge_proxy_read(srv, c->fd, &c->rbuf, &c->peer.sa, &c->peer_len,
+                                        sizeof c->peer, &c->lb.sa, &c->lb_len);
+        if (pr < 0)
+            goto close;
+        if (pr > 0) {
+            *idle_out = 0;
+            *deadline_out = atomic_load(&c->deadline);
+            return TACHY__CONN_NEXT_PARK;
+        }
+    }
     tachy__limits lim = {(size_t)o->max_request_line, (size_t)o->max_req_headers,
                          (size_t)o->max_req_header_size, o->jdk_header_rules};
     for (;;) {

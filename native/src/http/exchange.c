@@ -176,6 +176,7 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
         tachy__chunked_init(&ex->chunked, c->srv->opt.max_chunk_ext, TACHY__MAX_TRAILER_BYTES);
     ex->rsp_code = -1;
     ex->rsp_mode = TACHY__RSP_NONE;
+    ex->t0_ns = tachy__edge_now_ns();
 
     connection_policy(ex, c, fr);
     return 0;
@@ -190,6 +191,8 @@ static void attrs_clear(tachy_exchange *ex) {
 }
 
 void tachy__exchange_end(tachy_exchange *ex) {
+    if (ex->t0_ns && ex->conn) /* edge/metrics.c: status class and duration */
+        tachy__edge_exchange_done(ex->conn->srv, ex->rsp_code, ex->t0_ns);
     if (ex->conn && atomic_load_explicit(&ex->conn->io_deadline, memory_order_relaxed))
         atomic_store(&ex->conn->io_deadline, 0);
     if (ex->ctx) {
@@ -685,6 +688,24 @@ TACHY_API int tachy_exchange_local_address(const tachy_exchange *ex, char *host,
     if (!ex)
         return TACHY_EINVAL;
     return cached_addr(ex->conn, 1, host, cap, port);
+}
+
+TACHY_API int tachy_exchange_peer_address(const tachy_exchange *ex, char *host, size_t cap,
+                                          int *port) {
+    if (!ex)
+        return TACHY_EINVAL;
+    const tachy__conn *c = ex->conn;
+    if (c->lb_len == 0) /* no PROXY header: the socket's peer is the client */
+        return cached_addr(ex->conn, 0, host, cap, port);
+    char tmp[INET6_ADDRSTRLEN];
+    int rc = tachy__addr_format(&c->lb.sa, c->lb_len, tmp, sizeof tmp, port);
+    if (rc < 0 || !host || !cap)
+        return rc;
+    size_t n = strlen(tmp);
+    if (n >= cap)
+        return TACHY_EINVAL;
+    memcpy(host, tmp, n + 1);
+    return 0;
 }
 
 TACHY_API const struct sockaddr *tachy_exchange_remote_sockaddr(const tachy_exchange *ex,

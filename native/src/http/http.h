@@ -13,7 +13,8 @@
  *   dispatch.c  context, 100-continue, filters, authenticator, handler, deferred close
  *   headers.c   Headers
  *
- * http/ includes base/ and server/; tls/, ws/ and loop/ include http/. A connection's
+ * http/ includes base/, server/ and edge/ (one call: the PROXY header, http/conn.c; the
+ * metrics observer, exchange.c and response.c); tls/, ws/ and loop/ include http/. A connection's
  * fields belong to the thread that owns it (loop/loop.h says how ownership moves), except
  * `fd` shutdown and `shut` (stop() and the watchdog shut a socket down under srv->lock; a
  * TLS handshake eviction under its config's hs_lock, tls/handshake.c: each lock keeps the
@@ -24,6 +25,7 @@
 #define TACHY__SRC_HTTP_HTTP_H
 
 #include "base/base.h"
+#include "edge/edge.h"
 #include "http/parser.h"
 #include "server/server.h"
 
@@ -139,6 +141,7 @@ struct tachy_exchange {
     int close_harvest;        /* closed with TACHY_CLOSE_HARVEST (set just before the close
                                  takes effect; conn.c passes it on to loop/) */
     int failed;               /* an I/O error or failure: connection must close */
+    int64_t t0_ns;            /* CLOCK_MONOTONIC ns when the head was parsed (metrics) */
     int upgraded;
     tachy_stream stream;
     /* attributes and principal */
@@ -161,6 +164,12 @@ struct tachy__conn {
     long hs_deadline;         /* ms: the transport's handshake must be done by then */
     tachy__sockaddr peer, local; /* local: read when first asked (exchange.c) */
     socklen_t peer_len, local_len;
+    /* tachy_options.proxy_protocol: the socket's own peer (the balancer), saved when the
+     * PROXY header made peer the client's (edge/listener.c); lb_len 0 until then. */
+    tachy__sockaddr lb;
+    socklen_t lb_len;
+    int backlog_drain;        /* accepted by stop()'s SO_REUSEPORT backlog drain (written
+                                 by loop/accept.c only, read under srv->lock) */
     tachy__buf rbuf, wbuf;
     int last_read_full;       /* the last recv filled all the space it was given */
     int rsp_sent;             /* bytes went out since the current response's head was built

@@ -73,8 +73,12 @@ int tachy__io_wait(int fd, short events, int timeout_ms) {
 /* Sends every byte of iov[0..cnt) (modified in place). 0 or TACHY_E*. */
 static int send_iov(tachy__conn *c, struct iovec *iov, int cnt) {
     c->rsp_sent = 1;
-    if (c->xp)
-        return c->xp->writev(c, iov, cnt); /* TLS: one SSL_write per iovec, one send */
+    if (c->xp) {
+        int rc = c->xp->writev(c, iov, cnt); /* TLS: one SSL_write per iovec, one send */
+        for (int i = 0; rc == 0 && i < cnt; i++) /* bytes out: the application's */
+            atomic_fetch_add_explicit(&c->srv->st_bytes_out, iov[i].iov_len, memory_order_relaxed);
+        return rc;
+    }
     while (cnt > 0) {
         ssize_t n;
         if (cnt == 1) {
@@ -94,6 +98,7 @@ static int send_iov(tachy__conn *c, struct iovec *iov, int cnt) {
                 continue;
             return tachy__io_errno(errno);
         }
+        atomic_fetch_add_explicit(&c->srv->st_bytes_out, (uint64_t)n, memory_order_relaxed);
         size_t left = (size_t)n;
         while (cnt > 0 && left >= iov->iov_len) {
             left -= iov->iov_len;
@@ -171,6 +176,7 @@ int tachy__io_flush_end_nowait(tachy__conn *c) {
             rc = errno == EAGAIN || errno == EWOULDBLOCK ? 1 : tachy__io_errno(errno);
             break;
         }
+        atomic_fetch_add_explicit(&c->srv->st_bytes_out, (uint64_t)w, memory_order_relaxed);
         tachy__buf_consume(&c->wbuf, (size_t)w);
     }
     if (nagle)
@@ -195,6 +201,7 @@ int tachy__io_send_file(tachy__conn *c, int fd, int64_t *off, int64_t len) {
                 continue;
             return tachy__io_errno(errno);
         }
+        atomic_fetch_add_explicit(&c->srv->st_bytes_out, (uint64_t)n, memory_order_relaxed);
         tachy__buf_consume(&c->wbuf, (size_t)n);
     }
     int first = 1;
@@ -213,6 +220,7 @@ int tachy__io_send_file(tachy__conn *c, int fd, int64_t *off, int64_t len) {
         if (n == 0)
             return TACHY_ESHORT; /* the file ended early (it shrank) */
         first = 0;
+        atomic_fetch_add_explicit(&c->srv->st_bytes_out, (uint64_t)n, memory_order_relaxed);
         *off += n;
         len -= n;
     }
@@ -256,6 +264,7 @@ ssize_t tachy__io_read(tachy__conn *c, int flags) {
     if (c->xp) {
         ssize_t n = c->xp->read(c, c->rbuf.data + c->rbuf.len, space, flags);
         if (n > 0) {
+            atomic_fetch_add_explicit(&c->srv->st_bytes_in, (uint64_t)n, memory_order_relaxed);
             c->rbuf.len += (size_t)n;
             /* Bytes decoded inside the transport count as "more may be there". */
             c->last_read_full = (size_t)n == space || c->xp->pending(c);
@@ -266,6 +275,7 @@ ssize_t tachy__io_read(tachy__conn *c, int flags) {
         ssize_t n = tachy__recv(c->fd, c->rbuf.data + c->rbuf.len, space, flags);
         if (n > 0) {
             atomic_fetch_add_explicit(&c->srv->st_reads, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&c->srv->st_bytes_in, (uint64_t)n, memory_order_relaxed);
             c->rbuf.len += (size_t)n;
             c->last_read_full = (size_t)n == space;
             return n;

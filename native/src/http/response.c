@@ -472,6 +472,9 @@ TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex) {
  * and marks the connection for closing. Pending pipelined responses go out first.
  */
 void tachy__response_reject(tachy__conn *c, int code, const char *msg) {
+    tachy__edge_rejected(c->srv, code); /* edge/metrics.c */
+    if (c->ex.t0_ns && c->ex.rsp_code < 0)
+        c->ex.rsp_code = code; /* a begun exchange answered so: its end counts this status */
     size_t rl;
     int jdk;
     const char *r = reason_lookup(code, &rl, &jdk);

@@ -60,7 +60,7 @@ void tachy__loop_accept_some(tachy_server *srv) {
             atomic_store(&srv->loop->accept_retry, 1);
             return;
         }
-        tachy__loop_adopt(srv, fd, &peer, plen);
+        tachy__loop_adopt(srv, fd, &peer, plen, 0);
     }
     tachy__loop_requeue_listener(srv);
 }
@@ -95,3 +95,98 @@ void tachy__loop_unlisten(tachy_server *srv) {
     shutdown(srv->fd, SHUT_RDWR);
 }
 
+
+/*
+ * SO_REUSEPORT (tachy_options.reuseport): the kernel hashes each new connection to one of
+ * the listening sockets on the port and queues it there; closing (or shutting down) a
+ * listening socket resets every connection still in its queue - connections the siblings
+ * on the port would have served. So before a reuseport server stops accepting, what its
+ * queue holds is accepted, and stop() waits (until deadline, ms) for:
+ *   - each connection taken from the queue (backlog_drain = TACHY__DRAIN_NEW) to be claimed by a
+ *     pool thread once, i.e. to have its first request served - a client that connected
+ *     but has not sent yet is waited for too (it will send; it cannot know we stop);
+ *   - each connection parked with bytes unread in its socket when the drain began
+ *     (TACHY__DRAIN_INFLIGHT: a request whose event a pool thread has not taken yet) to be
+ *     claimed, or to have nothing unread any more;
+ * accepting again on every tick for connections that arrive meanwhile. Then stop goes on
+ * as before (idle connections closed, exchanges in progress given the rest of the delay).
+ * A connection whose handshake completes between the last accept and the close is still
+ * reset by the kernel, unless net.ipv4.tcp_migrate_req = 1 (Linux 5.14+), which moves it
+ * to a sibling (docs/load-balancing.md). Lock held, state STARTED; the lock is released
+ * while accepting and waiting.
+ */
+
+/* 1 if c's socket holds unread bytes. Lock held: the socket cannot be closed meanwhile. */
+static int unread(const tachy__conn *c) {
+    char b;
+    return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+void tachy__loop_drain_backlog(tachy_server *srv, long deadline) {
+    for (tachy__conn *c = srv->loop->conns; c; c = c->next)
+        if (tachy__st_kind(atomic_load(&c->state)) == TACHY__CONN_PARKED && unread(c))
+            c->backlog_drain = TACHY__DRAIN_INFLIGHT;
+    for (;;) {
+        int took = 0;
+        pthread_mutex_unlock(&srv->lock);
+        for (;;) {
+            struct sockaddr_storage peer;
+            socklen_t plen = sizeof peer;
+            int fd = accept4(srv->fd, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
+            if (fd < 0) {
+                if (errno == EINTR || errno == ECONNABORTED)
+                    continue;
+                break; /* EAGAIN: empty (or out of descriptors: nothing more to do here) */
+            }
+            tachy__loop_adopt(srv, fd, &peer, plen, TACHY__DRAIN_NEW);
+            took++;
+        }
+        pthread_mutex_lock(&srv->lock);
+        int busy = 0;
+        tachy__conn *requeue = NULL;
+        for (tachy__conn *c = srv->loop->conns; c; c = c->next) {
+            if (c->backlog_drain == TACHY__DRAIN_NONE)
+                continue;
+            uint64_t st = atomic_load(&c->state);
+            if (tachy__st_kind(st) != TACHY__CONN_PARKED) {
+                c->backlog_drain = TACHY__DRAIN_NONE; /* being served: stop waits for it anyway */
+                continue;
+            }
+            if (unread(c)) {
+                busy = 1; /* its request waits for a pool thread */
+                continue;
+            }
+            if (c->backlog_drain == TACHY__DRAIN_INFLIGHT) {
+                c->backlog_drain = TACHY__DRAIN_NONE; /* its request was read: idle now */
+                continue;
+            }
+            /* DRAIN_NEW, parked, nothing unread: served already, or its client has not
+             * sent yet? Only its owner may look (loop/states.c). */
+            int served = tachy__loop_served_yet(c, st);
+            if (served < 0) {
+                busy = 1; /* a pool thread took it meanwhile: look again next tick */
+                continue;
+            }
+            if (served & 2) { /* an event came while we held it: ours to requeue */
+                c->next_free = requeue; /* scratch link while we own it, as the sweep's */
+                requeue = c;
+            }
+            if (served & 1)
+                c->backlog_drain = TACHY__DRAIN_NONE;
+            else
+                busy = 1;
+        }
+        if (requeue) {
+            pthread_mutex_unlock(&srv->lock);
+            while (requeue) {
+                tachy__conn *c = requeue;
+                requeue = c->next_free;
+                tachy__loop_requeue(c); /* to a pool thread, which reads it */
+            }
+            pthread_mutex_lock(&srv->lock);
+        }
+        if ((!busy && !took) || tachy__now_ms() >= deadline)
+            return;
+        tachy__cond_wait_ms(&srv->cond, &srv->lock, 5);
+    }
+}

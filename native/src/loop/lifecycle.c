@@ -245,6 +245,21 @@ TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds) {
         pthread_mutex_unlock(&srv->lock);
         return 0;
     }
+    /* 0. SO_REUSEPORT: the listening socket's queue is accepted and served first (within
+     * the delay), not reset by the close (accept.c, tachy__loop_drain_backlog). */
+    if (srv->opt.reuseport && delay_seconds > 0 && st == TACHY__SRV_STARTED) {
+        long deadline = tachy__now_ms() + (long)delay_seconds * 1000;
+        tachy__loop_drain_backlog(srv, deadline);
+        long left = deadline - tachy__now_ms();
+        delay_seconds = left > 0 ? (int)((left + 999) / 1000) : 0;
+        st = atomic_load(&srv->state);
+        if (st != TACHY__SRV_STARTED) { /* another stop ran meanwhile (the lock was let go) */
+            while (atomic_load(&srv->state) == TACHY__SRV_STOPPING)
+                pthread_cond_wait(&srv->cond, &srv->lock);
+            pthread_mutex_unlock(&srv->lock);
+            return 0;
+        }
+    }
     atomic_store(&srv->state, TACHY__SRV_STOPPING);
     /* 1. Stop accepting at once (new connections are refused from here on). */
     tachy__loop_unlisten(srv);

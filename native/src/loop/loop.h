@@ -142,10 +142,16 @@ struct tachy__loop {
 
 /* FREE -> PARKED: registers an accepted socket (fd, owned from now on) as a parked
  * connection; its first bytes, if already there, are reported by EPOLL_CTL_ADD itself.
+ * drain: TACHY__DRAIN_NEW when stop()'s backlog drain accepted it (it then waits for it).
  * Closes fd when the server is stopping, full (maxConnections) or out of memory. Pool
  * thread (the one accepting). */
 void tachy__loop_adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer,
-                       socklen_t plen);
+                       socklen_t plen, int drain);
+/* c->backlog_drain, adopt's drain: what stop()'s backlog drain waits for (accept.c). */
+enum { TACHY__DRAIN_NONE, TACHY__DRAIN_NEW, TACHY__DRAIN_INFLIGHT };
+/* stop()'s backlog drain: has parked c served a request yet (states.c says how it looks)?
+ * -1, or bits: 1 served, 2 c is the caller's to requeue. Lock held. */
+int tachy__loop_served_yet(tachy__conn *c, uint64_t st);
 /* PARKED -> OWNED. */
 /* Tries to take ownership of the connection in slot whose generation is gen32 (the low 32
  * bits). With mark_pending, a connection that is already owned is marked PENDING so that
@@ -221,6 +227,11 @@ int tachy__loop_listen(tachy_server *srv);
 /* Stops accepting: the listening socket leaves the park set and is shut down (closed by
  * the caller once the pool threads are gone). Lock held. */
 void tachy__loop_unlisten(tachy_server *srv);
+/* stop() of a SO_REUSEPORT server, before it stops accepting: accepts what the listening
+ * socket's queue holds (closing it would reset those connections) and waits, at most until
+ * deadline (ms), for each to have its first request read (accept.c says exactly what is
+ * waited for). Lock held, state STARTED; released meanwhile. */
+void tachy__loop_drain_backlog(tachy_server *srv, long deadline);
 /* The listening socket is readable: accepts up to ACCEPT_BATCH connections. Pool thread. */
 void tachy__loop_accept_some(tachy_server *srv);
 /* Puts the listening socket's token in the ready ring: accept again later. */

@@ -50,7 +50,8 @@
 
 /* Registers an accepted socket as a parked connection; its request (if already there) is
  * reported by EPOLL_CTL_ADD itself, edge-triggered. */
-void tachy__loop_adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer, socklen_t plen) {
+void tachy__loop_adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer, socklen_t plen,
+                       int drain) {
     const tachy_options *o = &srv->opt;
     pthread_mutex_lock(&srv->lock);
     if (atomic_load(&srv->state) != TACHY__SRV_STARTED) {
@@ -77,6 +78,7 @@ void tachy__loop_adopt(tachy_server *srv, int fd, const struct sockaddr_storage 
         plen = 0;
     memcpy(&c->peer, peer, plen);
     c->peer_len = plen;
+    c->backlog_drain = drain;
     c->local_len = 0; /* getsockname() when someone asks (http/exchange.c) */
     /* Until its first byte a new connection waits idleInterval, as the JDK's does
      * (maxReqTime counts from the request's first byte: http/conn.c); an HTTPS one must
@@ -177,6 +179,24 @@ int tachy__loop_park(tachy__conn *c, int idle, long deadline) {
         atomic_fetch_sub(&srv->loop->nidle, 1);
     }
     return 0;
+}
+
+/*
+ * PARKED -> OWNED -> PARKED, for stop()'s backlog drain (accept.c): has c (parked, state
+ * word st when the caller looked) served a request yet? Only its owner may read c->served,
+ * so c is claimed for a moment and parked again with its deadline. Returns -1 if a pool
+ * thread took c meanwhile (look again later); else bit 0 set when c has served, and bit 1
+ * when an event came while we held it: c is then still the caller's, to requeue
+ * (tachy__loop_requeue) once srv->lock is released. Lock held.
+ */
+int tachy__loop_served_yet(tachy__conn *c, uint64_t st) {
+    if (!tachy__loop_claim(c->srv, c->slot, (uint32_t)tachy__st_gen(st), 0, 0))
+        return -1;
+    int r = c->served > 0;
+    long dl = atomic_load_explicit(&c->deadline, memory_order_relaxed);
+    if (tachy__loop_park(c, 0, dl) == 0)
+        r |= 2;
+    return r;
 }
 
 /* ---- OWNED -> QUEUED: back to a pool thread ------------------------------------------ */

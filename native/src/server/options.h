@@ -8,7 +8,8 @@
 #define TACHY__SRC_SERVER_OPTIONS_H
 
 /*
- * X(field, default, fix), in the order of tachy_options (tachy/server.h documents each).
+ * X(field, default, fix), in the order of tachy_options (tachy/server.h documents each;
+ * proxy_trusted, a string, is not here: server.c parses it into srv->trusted).
  * fix says what a value that means nothing becomes when a server is created:
  *   KEEP      every value means something (-1 = none, 0 = off ...): kept
  *   POSITIVE  <= 0 becomes the default
@@ -34,9 +35,13 @@
     X(max_body_time_ms, -1, KEEP)              /* tachy: -1 = none (JDK: maxReqTime only) */\
     X(check_host, 1, KEEP)                     /* tachy: RFC 9112 3.2 (JDK: 0) */           \
     X(tls_handshake_time_ms, 10000, POSITIVE)                                               \
-    X(jdk_header_rules, 0, KEEP)               /* tachy: 0 = 431/400 (the provider: 1) */
+    X(jdk_header_rules, 0, KEEP)               /* tachy: 0 = 431/400 (the provider: 1) */\
+    X(proxy_protocol, 0, KEEP)                 /* tachy: PROXY protocol header (edge/) */   \
+    X(reuseport, 0, KEEP)                      /* tachy: SO_REUSEPORT at bind */
 
 #define TACHY__OPT_MIN_STACK (64 * 1024)
+/* tachy_options.proxy_trusted: at most this many networks. */
+#define TACHY__MAX_TRUSTED 64
 
 /* Limits that are not options (tachy_options has no field for them), kept beside the
  * table so that every limit has one home. */

@@ -70,6 +70,28 @@ TACHY_API int tachy_server_create_unbound(tachy_server **out, const tachy_option
     else
         tachy_options_init(&srv->opt);
     options_fix(&srv->opt);
+    srv->opt.proxy_trusted = NULL; /* the caller's string is not kept: see below */
+    if (opt && opt->proxy_trusted) {
+        tachy__cidr nets[TACHY__MAX_TRUSTED];
+        int n = tachy__cidr_parse(opt->proxy_trusted, nets, TACHY__MAX_TRUSTED);
+        if (n < 0) {
+            free(srv);
+            return TACHY_EINVAL; /* malformed, or more than TACHY__MAX_TRUSTED */
+        }
+        if (n > 0) { /* none (only blanks): any peer, as NULL */
+            srv->trusted = malloc((size_t)n * sizeof *nets);
+            char *copy = strdup(opt->proxy_trusted);
+            if (!srv->trusted || !copy) {
+                free(srv->trusted);
+                free(copy);
+                free(srv);
+                return TACHY_ENOMEM;
+            }
+            memcpy(srv->trusted, nets, (size_t)n * sizeof *nets);
+            srv->ntrusted = (size_t)n;
+            srv->opt.proxy_trusted = copy;
+        }
+    }
     pthread_mutex_init(&srv->lock, NULL);
     tachy__cond_init(&srv->cond);
     atomic_init(&srv->refs, 1);
@@ -149,6 +171,13 @@ TACHY_API int tachy_server_bind(tachy_server *srv, const char *host, int port, i
     /* SO_REUSEADDR as the JDK's ServerSocketChannel does on Linux: a restarted server can
      * bind while old connections sit in TIME_WAIT. */
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    /* tachy_options.reuseport: several listening sockets on one port, each with its own
+     * accept queue (the kernel hashes new connections over them). */
+    if (srv->opt.reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0) {
+        rc = TACHY_ESYS;
+        close(fd);
+        goto out;
+    }
     if (bind(fd, (struct sockaddr *)&ss, len) < 0) {
         rc = errno == EADDRINUSE ? TACHY_EADDRINUSE
              : (errno == EADDRNOTAVAIL || errno == EAFNOSUPPORT) ? TACHY_EADDRNOTAVAIL
@@ -191,6 +220,8 @@ void tachy__server_release(tachy_server *srv) {
         tachy__context_release(srv->contexts[i]);
     }
     free(srv->contexts);
+    free(srv->trusted);
+    free((char *)srv->opt.proxy_trusted);
     tachy_tls_config_free(srv->tls); /* the server's reference */
     if (srv->loop_free)
         srv->loop_free(srv);

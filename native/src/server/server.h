@@ -22,6 +22,17 @@
 #include <stdatomic.h>
 #include <sys/socket.h>
 
+/* Request-duration histogram bounds in microseconds (edge/metrics.c prints them in seconds):
+ * Prometheus's default buckets with 0.1, 0.25 and 0.5 ms below them (tachy answers most
+ * requests in well under a millisecond). */
+#define TACHY__DURATION_BOUNDS_US                                                           \
+    100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, \
+        2500000, 5000000, 10000000
+#define TACHY__DURATION_BUCKETS 17 /* the 16 bounds + Inf */
+/* Statuses tachy's own rejects are counted by (server.st_rejected). */
+#define TACHY__REJECT_CODES 400, 404, 413, 414, 431, 500, 501, 503, 505
+#define TACHY__REJECT_SLOTS 10 /* the 9 codes + any other */
+
 /* Server states. */
 enum { TACHY__SRV_CREATED, TACHY__SRV_STARTED, TACHY__SRV_STOPPING, TACHY__SRV_STOPPED };
 
@@ -80,8 +91,24 @@ struct tachy_server {
     /* Lent exchanges (loop/states.c) deferred with TACHY_DEFER_CLOSER_CONTINUES and not
      * yet closed: their closers may harvest the park set (loop/workers.c). */
     atomic_int lent_closers;
+    /* tachy_options.proxy_trusted parsed (server.c; edge/listener.c checks peers against
+     * it): ntrusted 0 = any peer. opt.proxy_trusted points to the server's own copy. */
+    tachy__cidr *trusted;
+    size_t ntrusted;
     /* tachy_stats counters */
     atomic_uint_fast64_t st_connections, st_requests, st_reads, st_writes;
+    /* Prometheus metrics (edge/metrics.c renders them; relaxed atomics, no lock on the
+     * request path), on their own cache lines, away from the fields above that every
+     * request reads. */
+    _Alignas(64) atomic_uint_fast64_t st_bytes_in, st_bytes_out;
+    /* exchanges ended, by status class: [0] no response, [1..5] 1xx..5xx */
+    atomic_uint_fast64_t st_status[6];
+    /* request duration (first byte of the head parsed -> exchange ended): counts per bucket
+     * of TACHY__DURATION_BOUNDS (not cumulative; the last is +Inf) and the sum in ns */
+    atomic_uint_fast64_t st_duration[TACHY__DURATION_BUCKETS], st_duration_ns;
+    /* requests tachy answered itself with an error (tachy__response_reject), by status
+     * (TACHY__REJECT_CODES; the last slot: any other), and PROXY-protocol refusals */
+    atomic_uint_fast64_t st_rejected[TACHY__REJECT_SLOTS], st_proxy_refused;
 };
 
 /* The calling pool thread is about to be busy for long (a deferred exchange, an upgraded
