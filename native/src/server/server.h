@@ -104,7 +104,7 @@ struct tachy_server {
     /* exchanges ended, by status class: [0] no response, [1..5] 1xx..5xx */
     atomic_uint_fast64_t st_status[6];
     /* request duration (first byte of the head parsed -> exchange ended): counts per bucket
-     * of TACHY__DURATION_BOUNDS (not cumulative; the last is +Inf) and the sum in ns */
+     * of TACHY__DURATION_BOUNDS_US (not cumulative; the last is +Inf) and the sum in ns */
     atomic_uint_fast64_t st_duration[TACHY__DURATION_BUCKETS], st_duration_ns;
     /* requests tachy answered itself with an error (tachy__response_reject), by status
      * (TACHY__REJECT_CODES; the last slot: any other), and PROXY-protocol refusals */
