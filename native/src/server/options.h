@@ -15,6 +15,7 @@
  *   NONNEG    < 0 becomes 0
  *   NONZERO   0 becomes the default
  *   MINSTACK  below 64 KiB (but not 0 = the system's default) becomes 64 KiB
+ *   CHOICE2   a choice of two (0 or 1): anything else becomes the default
  */
 #define TACHY__OPTIONS(X)                                                                   \
     X(max_req_headers, 200, POSITIVE)          /* sun.net.httpserver.maxReqHeaders */       \
@@ -34,7 +35,10 @@
     X(max_body_time_ms, -1, KEEP)              /* tachy: -1 = none (JDK: maxReqTime only) */\
     X(check_host, 1, KEEP)                     /* tachy: RFC 9112 3.2 (JDK: 0) */           \
     X(tls_handshake_time_ms, 10000, POSITIVE)                                               \
-    X(jdk_header_rules, 0, KEEP)               /* tachy: 0 = 431/400 (the provider: 1) */
+    X(jdk_header_rules, 0, KEEP)               /* tachy: 0 = 431/400 (the provider: 1) */\
+    X(context_match, 0, CHOICE2)               /* sun.net.httpserver.pathMatcher (JDK 27) */\
+    X(exchange_attributes, 0, CHOICE2)         /* jdk.httpserver.attributes (JDK 26) */     \
+    X(path_nul, 0, KEEP)                       /* tachy: 0 = "%00" in the path is 400 */
 
 #define TACHY__OPT_MIN_STACK (64 * 1024)
 
