@@ -19,24 +19,8 @@
 #define TACHY_JNI_VERSION JNI_VERSION_1_8
 #define TACHY_JNI_NATIVE_CLASS "dev/tachy/httpserver/Native"
 
-/* Indexes into the long[] that Native.serverCreate receives (Native.OPT_*). */
-enum {
-    TACHY_JNI_OPT_MAX_REQ_HEADERS = 0,
-    TACHY_JNI_OPT_MAX_REQ_HEADER_SIZE,
-    TACHY_JNI_OPT_MAX_REQ_TIME_MS,
-    TACHY_JNI_OPT_MAX_RSP_TIME_MS,
-    TACHY_JNI_OPT_IDLE_INTERVAL_MS,
-    TACHY_JNI_OPT_MAX_IDLE_CONNECTIONS,
-    TACHY_JNI_OPT_MAX_CONNECTIONS,
-    TACHY_JNI_OPT_DRAIN_AMOUNT,
-    TACHY_JNI_OPT_NODELAY,
-    TACHY_JNI_OPT_THREAD_STACK_SIZE,
-    TACHY_JNI_OPT_THREAD_KEEPALIVE_MS,
-    TACHY_JNI_OPT_LOG_LEVEL,
-    TACHY_JNI_OPT_HTTP10_KEEPALIVE_MAX,
-    TACHY_JNI_OPT_JDK_HEADER_RULES,
-    TACHY_JNI_OPT_COUNT
-};
+/* The indexes of Native.serverCreate's long[] (Native.OPT_*) are jni/wire.h's
+ * TACHY_JNI_OPT_*. */
 
 /* Per-server state owned by the bridge, reachable through tachy_options.log_user. */
 typedef struct tachy_jni_server {

@@ -58,9 +58,10 @@ static jobject JNICALL n_jdk_provider(JNIEnv *env, jclass cls) {
 
 /* ---- server ------------------------------------------------------------------------------- */
 
-static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) {
-    (void)cls;
-    jlong v[TACHY_JNI_OPT_COUNT];
+/* Reads Native.serverCreate's long[] (NULL: every default) onto w, which starts from
+ * tachy_options_init and log level 0. 0 or TACHY_EINVAL. */
+static int options_from_java(JNIEnv *env, jlongArray jopts, tachy_wire_options *w) {
+    int64_t v[TACHY_JNI_OPT_COUNT];
     for (int i = 0; i < TACHY_JNI_OPT_COUNT; i++) {
         v[i] = OPT_DEFAULT;
     }
@@ -69,43 +70,39 @@ static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) 
         if (n > TACHY_JNI_OPT_COUNT) {
             n = TACHY_JNI_OPT_COUNT;
         }
-        (*env)->GetLongArrayRegion(env, jopts, 0, n, v);
+        (*env)->GetLongArrayRegion(env, jopts, 0, n, (jlong *)v);
         if ((*env)->ExceptionCheck(env)) {
             return TACHY_EINVAL;
         }
     }
-    tachy_options o;
-    tachy_options_init(&o);
-#define SET(idx, field, type)                                                                  \
-    if (v[idx] != OPT_DEFAULT) {                                                               \
-        o.field = (type)v[idx];                                                                \
+    tachy_options_init(&w->o);
+    w->o.jdk_header_rules = 1; /* the provider's default (-Dtachy.strictHeaders=true: 0) */
+    w->log_level = 0;
+    tachy_wire_options_apply(w, v, OPT_DEFAULT);
+    return 0;
+}
+
+static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) {
+    (void)cls;
+    tachy_wire_options w;
+    if (options_from_java(env, jopts, &w) < 0) {
+        return TACHY_EINVAL;
     }
-    SET(TACHY_JNI_OPT_MAX_REQ_HEADERS, max_req_headers, int)
-    SET(TACHY_JNI_OPT_MAX_REQ_HEADER_SIZE, max_req_header_size, int)
-    SET(TACHY_JNI_OPT_MAX_REQ_TIME_MS, max_req_time_ms, long)
-    SET(TACHY_JNI_OPT_MAX_RSP_TIME_MS, max_rsp_time_ms, long)
-    SET(TACHY_JNI_OPT_IDLE_INTERVAL_MS, idle_interval_ms, long)
-    SET(TACHY_JNI_OPT_MAX_IDLE_CONNECTIONS, max_idle_connections, int)
-    SET(TACHY_JNI_OPT_MAX_CONNECTIONS, max_connections, int)
-    SET(TACHY_JNI_OPT_DRAIN_AMOUNT, drain_amount, long)
-    SET(TACHY_JNI_OPT_NODELAY, nodelay, int)
-    SET(TACHY_JNI_OPT_THREAD_STACK_SIZE, thread_stack_size, size_t)
-    SET(TACHY_JNI_OPT_THREAD_KEEPALIVE_MS, thread_keepalive_ms, long)
-    SET(TACHY_JNI_OPT_HTTP10_KEEPALIVE_MAX, http10_keepalive_max, int)
-#undef SET
+    tachy_options o = w.o;
     /* The JDK's server does not check Host (RFC 9112 3.2), so neither does the provider; nor
      * has it a TLS handshake limit of its own: the connection's idle limit bounds it. It
      * counts and refuses request headers its own way: so does the provider, unless
      * -Dtachy.strictHeaders=true (ServerConfig.java) asks for the C server's 431/400. */
     o.check_host = 0;
-    o.jdk_header_rules =
-        v[TACHY_JNI_OPT_JDK_HEADER_RULES] == OPT_DEFAULT ? 1 : v[TACHY_JNI_OPT_JDK_HEADER_RULES] != 0;
+    o.jdk_header_rules = o.jdk_header_rules != 0;
+    /* The JDK hands a path with "%00" to its handler (issue 27 item 4): so does the provider. */
+    o.path_nul = 1;
     o.tls_handshake_time_ms = o.idle_interval_ms;
     tachy_jni_server *js = calloc(1, sizeof *js);
     if (js == NULL) {
         return TACHY_ENOMEM;
     }
-    js->log_min = v[TACHY_JNI_OPT_LOG_LEVEL] == OPT_DEFAULT ? 0 : (int)v[TACHY_JNI_OPT_LOG_LEVEL];
+    js->log_min = w.log_level;
     o.on_thread_start = tachy_jni__thread_start;
     o.on_thread_stop = tachy_jni__thread_stop;
     js->daemon_threads = 1;
@@ -409,6 +406,45 @@ static jlong JNICALL n_wire_result(JNIEnv *env, jclass cls, jlong second, jint f
     return tachy_wire_result(second, framing, cl);
 }
 
+/* The option names of wire.h's table, in index order (WireTest compares them with
+ * Native's OPT_ constants). */
+static jobjectArray JNICALL n_wire_option_names(JNIEnv *env, jclass cls) {
+    (void)cls;
+#define NAME(name, member, type) #name,
+    static const char *const names[] = {TACHY_WIRE_OPTIONS(NAME)};
+#undef NAME
+    jclass str = (*env)->FindClass(env, "java/lang/String");
+    if (str == NULL) {
+        return NULL;
+    }
+    jobjectArray a = (*env)->NewObjectArray(env, TACHY_JNI_OPT_COUNT, str, NULL);
+    for (jsize i = 0; a != NULL && i < TACHY_JNI_OPT_COUNT; i++) {
+        jstring s = (*env)->NewStringUTF(env, names[i]);
+        if (s == NULL) {
+            return NULL;
+        }
+        (*env)->SetObjectArrayElement(env, a, i, s);
+        (*env)->DeleteLocalRef(env, s);
+    }
+    return a;
+}
+
+/* opts through serverCreate's mapping onto tachy_options and read back in index order. */
+static jlongArray JNICALL n_wire_options_echo(JNIEnv *env, jclass cls, jlongArray jopts) {
+    (void)cls;
+    tachy_wire_options w;
+    if (options_from_java(env, jopts, &w) < 0) {
+        return NULL;
+    }
+    int64_t v[TACHY_JNI_OPT_COUNT];
+    tachy_wire_options_read(&w, v);
+    jlongArray a = (*env)->NewLongArray(env, TACHY_JNI_OPT_COUNT);
+    if (a != NULL) {
+        (*env)->SetLongArrayRegion(env, a, 0, TACHY_JNI_OPT_COUNT, (const jlong *)v);
+    }
+    return a;
+}
+
 /* The tachy_response_framing values (WireTest compares them with Wire's). */
 static jintArray JNICALL n_wire_framings(JNIEnv *env, jclass cls) {
     (void)cls;
@@ -498,6 +534,8 @@ static const JNINativeMethod k_methods[] = {
     M("wireEcho", "([BI)[B", n_wire_echo),
     M("wireResult", "(JII)J", n_wire_result),
     M("wireFramings", "()[I", n_wire_framings),
+    M("wireOptionNames", "()[Ljava/lang/String;", n_wire_option_names),
+    M("wireOptionsEcho", "([J)[J", n_wire_options_echo),
     M("close", "(JZ[BI)I", n_close),
     M("lend", "(J)I", n_lend),
     M("defer", "(J)I", n_defer),

@@ -124,4 +124,39 @@ class WireTest {
             }
         }
     }
+    /**
+     * Native.OPT_* and jni/wire.h's TACHY_WIRE_OPTIONS are one table: the same names at the
+     * same indexes, OPT_COUNT entries, and every index reaching the tachy_options field of
+     * its name (distinct values in, the same values back at the same indexes).
+     */
+    @Test
+    void optionTableMatchesC() throws Exception {
+        String[] c = Native.wireOptionNames();
+        assertEquals(Native.OPT_COUNT, c.length, "option count");
+        java.util.Map<Integer, String> names = new java.util.TreeMap<>();
+        for (java.lang.reflect.Field f : Native.class.getDeclaredFields()) {
+            String n = f.getName();
+            if (n.startsWith("OPT_") && f.getType() == int.class && !n.equals("OPT_COUNT")) {
+                f.setAccessible(true);
+                String before = names.put(f.getInt(null), n.substring(4));
+                assertNull(before, "two OPT_ constants share index " + f.getInt(null));
+            }
+        }
+        assertEquals(Native.OPT_COUNT, names.size(), "OPT_ constants: " + names);
+        for (int i = 0; i < c.length; i++) {
+            assertEquals(c[i], names.get(i), "index " + i);
+        }
+        long[] in = new long[Native.OPT_COUNT];
+        for (int i = 0; i < in.length; i++) {
+            in[i] = i == Native.OPT_CONTEXT_MATCH ? 1 : i == Native.OPT_JDK_HEADER_RULES ? 0 : 1000 + i;
+        }
+        assertArrayEquals(in, Native.wireOptionsEcho(in));
+        // OPT_DEFAULT keeps C's defaults (the provider's jdk_header_rules: 1)
+        long[] defaults = new long[Native.OPT_COUNT];
+        Arrays.fill(defaults, Native.OPT_DEFAULT);
+        long[] back = Native.wireOptionsEcho(defaults);
+        assertEquals(1, back[Native.OPT_JDK_HEADER_RULES]);
+        assertEquals(Native.CONTEXT_MATCH_PATH_PREFIX, back[Native.OPT_CONTEXT_MATCH]);
+        assertEquals(200, back[Native.OPT_MAX_REQ_HEADERS]);
+    }
 }
