@@ -1,6 +1,6 @@
 /*
  * test_lend.c - deferred exchanges lend their connection (http/dispatch.c, http/conn.c,
- * pool/workers.c): no pool thread waits for a deferred exchange's close; the close
+ * loop/workers.c): no pool thread waits for a deferred exchange's close; the close
  * continues the connection, on a pool thread or (TACHY_DEFER_CLOSER_CONTINUES) on the
  * closing thread itself, which then dispatches the next pipelined request and serves other
  * ready connections (the harvest).
@@ -362,7 +362,7 @@ static int load_rounds(const int *fds, int n, const char *prefix, int min_rounds
     return rounds;
 }
 
-/* Closers harvest (pool/workers.c): under load, the worker that closes an exchange with
+/* Closers harvest (loop/workers.c): under load, the worker that closes an exchange with
  * TACHY_CLOSE_HARVEST also takes other connections' ready requests from the park set and
  * dispatches them itself (a handler runs on the worker while it closes another
  * connection's exchange; each connection has its own path); closed without the flag, it

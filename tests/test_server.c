@@ -2,7 +2,7 @@
  * test_server.c - HttpServer and HttpContext over real sockets (server/): lifecycle and
  * its errors, port 0, context creation/removal and the JDK's matching rules, context
  * attributes, filters and authenticators in the request path. The running server's
- * threads, accept and stop(delay) are test_pool.c's.
+ * threads, accept and stop(delay) are test_loop.c's.
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * test_timer.c - the server timers (tachy/timer.h, pool/timers.c) on a started server:
+ * test_timer.c - the server timers (tachy/timer.h, loop/timers.c) on a started server:
  * one-shot and periodic timers run on pool threads at their time, cancel prevents runs and
  * waits for a running callback, a callback may cancel itself, many timers fire in due
  * order, and stop drops what is pending.

@@ -11,7 +11,7 @@
  * client ever waits on a response sitting in wbuf.
  *
  * Between requests the connection is parked instead of blocking its thread in recv:
- * tachy__conn_run returns to the pool (pool/workers.c) saying so, and the pool parks it.
+ * tachy__conn_run returns to the pool (loop/workers.c) saying so, and the pool parks it.
  */
 #include "http/http.h"
 
@@ -101,7 +101,7 @@ void tachy__conn_lent_closed(tachy__conn *c) {
     int here = (c->ex.defer_flags & TACHY_DEFER_CLOSER_CONTINUES) != 0;
     if (here)
         atomic_fetch_sub(&srv->lent_closers, 1); /* counted in dispatch.c */
-    srv->pool_resume(c, here, here && c->ex.close_harvest);
+    srv->loop_resume(c, here, here && c->ex.close_harvest);
     tachy__server_release(srv); /* the lend's reference (dispatch.c) */
 }
 
@@ -133,7 +133,7 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
         c->refs = malloc(c->refs_cap * sizeof *c->refs);
         if (!c->refs)
             goto close;
-        /* HTTPS: pool/ set up the transport before the first run; the handshake runs in
+        /* HTTPS: loop/ set up the transport before the first run; the handshake runs in
          * the reads below, without blocking (tls/). */
     }
     tachy__limits lim = {(size_t)o->max_request_line, (size_t)o->max_req_headers,

@@ -130,7 +130,7 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
         if (lend) {
             atomic_fetch_add(&srv->refs, 1); /* the server outlives a stop() meanwhile */
             if (ex->defer_flags & TACHY_DEFER_CLOSER_CONTINUES)
-                atomic_fetch_add(&srv->lent_closers, 1); /* its closer harvests (pool/) */
+                atomic_fetch_add(&srv->lent_closers, 1); /* its closer harvests (loop/) */
         }
         pthread_mutex_unlock(&c->lock);
         if (lend) {

@@ -13,8 +13,8 @@
  *   dispatch.c  context, 100-continue, filters, authenticator, handler, deferred close
  *   headers.c   Headers
  *
- * http/ includes base/ and server/; tls/, ws/ and pool/ include http/. A connection's
- * fields belong to the thread that owns it (pool/pool.h says how ownership moves), except
+ * http/ includes base/ and server/; tls/, ws/ and loop/ include http/. A connection's
+ * fields belong to the thread that owns it (loop/loop.h says how ownership moves), except
  * `fd` shutdown and `shut` (stop() and the watchdog shut a socket down under srv->lock; a
  * TLS handshake eviction under its config's hs_lock, tls/handshake.c: each lock keeps the
  * descriptor from being closed and reused meanwhile) and the exchange hand-off fields
@@ -137,7 +137,7 @@ struct tachy_exchange {
     int deferred;             /* handler handed the exchange to another thread */
     unsigned defer_flags;     /* TACHY_DEFER_* given to tachy_exchange_defer_flags */
     int close_harvest;        /* closed with TACHY_CLOSE_HARVEST (set just before the close
-                                 takes effect; conn.c passes it on to pool/) */
+                                 takes effect; conn.c passes it on to loop/) */
     int failed;               /* an I/O error or failure: connection must close */
     int upgraded;
     tachy_stream stream;
@@ -150,7 +150,7 @@ struct tachy_exchange {
 struct tachy__conn {
     /* identity and synchronisation: kept when the slot is reused */
     tachy_server *srv;
-    atomic_uint_fast64_t state; /* the ownership word: (generation << 2) | kind, pool/pool.h */
+    atomic_uint_fast64_t state; /* the ownership word: (generation << 2) | kind, loop/loop.h */
     uint32_t slot;            /* index in the pool's slot table */
     pthread_mutex_t lock;     /* deferred-close hand-off: ex.closed and lent */
     pthread_cond_t cond;
@@ -190,7 +190,7 @@ struct tachy__conn {
                                  (0 = none); the watchdog shuts the socket down after it */
     tachy__conn *prev, *next; /* the pool's list of open connections */
     tachy__conn *next_free;   /* the pool's free list */
-    tachy__conn *next_ready;  /* the pool's list of resumed connections (pool/workers.c; */
+    tachy__conn *next_ready;  /* the pool's list of resumed connections (loop/workers.c; */
     int in_resumed;           /* both under its ready_lock) */
     tachy__header_ref *refs;  /* parser output */
     size_t refs_cap;
@@ -289,7 +289,7 @@ typedef enum tachy__conn_next {
     TACHY__CONN_NEXT_PARK,  /* wait in the park set for the next bytes, until deadline */
     TACHY__CONN_NEXT_CLOSE, /* close it (already flushed, lingered if needed) */
     TACHY__CONN_NEXT_LENT,  /* a deferred exchange has it: leave it alone (its close
-                               resumes it through srv->pool_resume) */
+                               resumes it through srv->loop_resume) */
     TACHY__CONN_NEXT_POOL   /* (closer runs only) the next step may block: a pool thread
                                must continue it */
 } tachy__conn_next;
@@ -298,14 +298,14 @@ typedef enum tachy__conn_next {
  * Serves c (owned by the caller) until it would wait for bytes: returns
  * TACHY__CONN_NEXT_PARK with *idle (no request begun: counted as idle) and *deadline (ms,
  * monotonic: the watchdog closes it then), TACHY__CONN_NEXT_CLOSE, or
- * TACHY__CONN_NEXT_LENT. The caller (pool/) then parks or closes it; if an event arrived
+ * TACHY__CONN_NEXT_LENT. The caller (loop/) then parks or closes it; if an event arrived
  * meanwhile it calls this again. With c->resume set it first ends the lent exchange that
  * was closed.
  *
  * closer = 0: a pool thread, which may block (in handlers, in socket calls).
  * closer = 1: the thread that closed a lent exchange deferred with
  * TACHY_DEFER_CLOSER_CONTINUES (an executor's thread, perhaps a virtual thread's carrier),
- * or that thread serving another ready connection after it (pool/workers.c, the harvest):
+ * or that thread serving another ready connection after it (loop/workers.c, the harvest):
  * it makes no call that can block. It ends the exchange, dispatches further pipelined
  * requests already buffered (their handlers only hand off), writes what the socket takes
  * and parks the connection; at the first step that could block (TLS, a reject, a close,
@@ -313,7 +313,7 @@ typedef enum tachy__conn_next {
  * a pool thread's run continues from.
  */
 tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle, long *deadline);
-/* Releases a closed connection's memory except the struct itself (pool/ reuses it). */
+/* Releases a closed connection's memory except the struct itself (loop/ reuses it). */
 void tachy__conn_cleanup(tachy__conn *c);
 /* The connection has become a parked WebSocket (tachy_ws_attach; ws/reader.c calls this
  * when the pool adopts it) and will never run the HTTP loop again: frees what only HTTP
@@ -393,7 +393,7 @@ void tachy__response_reject(tachy__conn *c, int code, const char *msg);
 int tachy__exchange_dispatch(tachy_exchange *ex);
 
 /* The lent exchange of c was closed (under c->lock it was lent: the caller now owns c):
- * hands c to pool/ (srv->pool_resume). Any thread. */
+ * hands c to loop/ (srv->loop_resume). Any thread. */
 void tachy__conn_lent_closed(tachy__conn *c);
 
 #endif

@@ -6,7 +6,7 @@
  * This is the transport seam: plain TCP is done here inline (c->xp == NULL, one
  * predictable branch); any other transport (tls/, later an SSLEngine or kTLS one) fills a
  * tachy__transport table (http.h) and every call here goes through it. Nothing else in
- * http/, ws/ or pool/ reads or writes a connection's socket. (pool/ accepts, registers
+ * http/, ws/ or loop/ reads or writes a connection's socket. (loop/ accepts, registers
  * and shuts sockets down; it never reads or writes them.)
  *
  * While a request is in progress, reads and writes block, bounded by SO_RCVTIMEO /

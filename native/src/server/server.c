@@ -1,7 +1,7 @@
 /*
  * server/server.c - HttpServer as an object: options (one defaults table,
  * server/options.h), create, bind, the address, counters, destroy and the last release.
- * Starting, serving and stopping are the running server's: pool/lifecycle.c.
+ * Starting, serving and stopping are the running server's: loop/lifecycle.c.
  *
  * Lifetime: the server struct is reference-counted: the user holds one reference (dropped
  * by tachy_server_destroy) and every live pool thread holds one, so a thread that is
@@ -193,8 +193,8 @@ void tachy__server_release(tachy_server *srv) {
     }
     free(srv->contexts);
     tachy_tls_config_free(srv->tls); /* the server's reference */
-    if (srv->pool_free)
-        srv->pool_free(srv);
+    if (srv->loop_free)
+        srv->loop_free(srv);
     pthread_mutex_destroy(&srv->lock);
     pthread_cond_destroy(&srv->cond);
     free(srv);

@@ -4,11 +4,11 @@
  * authenticators. Private to the core; never installed.
  *
  * This folder knows nothing of connections or threads: the running server (start, the
- * threads, the park set, stop) is pool/'s, which fills in the hooks below. http/, tls/,
- * ws/ and pool/ include this header; it includes only base/.
+ * threads, the park set, stop) is loop/'s, which fills in the hooks below. http/, tls/,
+ * ws/ and loop/ include this header; it includes only base/.
  *
  * Locking: srv->lock guards the context list and every context's mutable fields, the
- * server state and (in pool/) the pool. Lifetime: the server is reference-counted (the
+ * server state and (in loop/) the pool. Lifetime: the server is reference-counted (the
  * user's reference, dropped by tachy_server_destroy, and one per live pool thread), so a
  * thread still finishing a handler after stop() returned never touches freed memory.
  */
@@ -47,7 +47,7 @@ struct tachy_context {
     size_t nattrs;
 };
 
-struct tachy__pool; /* pool/pool.h */
+struct tachy__loop; /* loop/loop.h */
 struct tachy__conn; /* http/http.h */
 
 struct tachy_server {
@@ -63,31 +63,31 @@ struct tachy_server {
     int bound;
     tachy_context **contexts;
     size_t ncontexts, contexts_cap;
-    /* The running server (pool/): created by tachy_server_start. pool/ sits above this
-     * folder, so the server reaches it only through these hooks, which pool/ fills in. */
-    struct tachy__pool *pool;
+    /* The running server (loop/): created by tachy_server_start. loop/ sits above this
+     * folder, so the server reaches it only through these hooks, which loop/ fills in. */
+    struct tachy__loop *loop;
     /* The calling pool thread is about to be busy for a long time (a deferred exchange,
      * an upgraded connection, a body read that blocks): bring in another thread now. */
-    void (*pool_blocking)(tachy_server *srv);
+    void (*loop_blocking)(tachy_server *srv);
     /* Frees the pool (the last reference to the server is going away). */
-    void (*pool_free)(tachy_server *srv);
+    void (*loop_free)(tachy_server *srv);
     /* A lent connection's exchange was closed on the calling thread: continue the
      * connection (here: on this thread as far as it needs no blocking call, see
      * tachy__conn_run, and with harvest serve other ready connections after it; else on a
      * pool thread). The caller owns conn. */
-    void (*pool_resume)(struct tachy__conn *conn, int here, int harvest);
+    void (*loop_resume)(struct tachy__conn *conn, int here, int harvest);
     /* Lent exchanges (http/dispatch.c) deferred with TACHY_DEFER_CLOSER_CONTINUES and not
-     * yet closed: their closers may harvest the park set (pool/workers.c). */
+     * yet closed: their closers may harvest the park set (loop/workers.c). */
     atomic_int lent_closers;
     /* tachy_stats counters */
     atomic_uint_fast64_t st_connections, st_requests, st_reads, st_writes;
 };
 
 /* The calling pool thread is about to be busy for long (a deferred exchange, an upgraded
- * connection): pool/ brings in another thread now rather than at the watchdog's tick. */
+ * connection): loop/ brings in another thread now rather than at the watchdog's tick. */
 static inline void tachy__server_blocking(tachy_server *srv) {
-    if (srv->pool_blocking)
-        srv->pool_blocking(srv);
+    if (srv->loop_blocking)
+        srv->loop_blocking(srv);
 }
 
 /* ---- server.c ------------------------------------------------------------------------ */

@@ -43,7 +43,7 @@
  *
  * Locking: cfg->hs_lock guards the list of handshakes in progress (oldest first), the two
  * counts and every tls_conn's hs field. A connection leaves the list (or the evicted count)
- * in tls_free, which runs before pool/slots.c closes its socket, so a socket found in the
+ * in tls_free, which runs before loop/slots.c closes its socket, so a socket found in the
  * list under hs_lock is still open and shutdown(2) on it cannot hit a reused descriptor -
  * the same reasoning as for stop() and the watchdog, which shut sockets down under
  * srv->lock (http/http.h).
@@ -184,7 +184,7 @@ int tachy__tls_start(tachy__conn *c) {
     pthread_mutex_init(&t->lock, NULL);
     c->xp_data = t;
     c->xp = &tachy__tls_transport;
-    /* The handshake must be done within tls_handshake_time_ms of accept (pool/accept.c set
+    /* The handshake must be done within tls_handshake_time_ms of accept (loop/accept.c set
      * the connection's first deadline to accept time + that, or + idleInterval if lower), so
      * a half-open handshake is closed long before a request deadline. */
     long first = atomic_load_explicit(&c->deadline, memory_order_relaxed);

@@ -4,7 +4,7 @@
  * OpenSSL's headers, and it maps libssl with dlopen on the first tachy_tls_config_create
  * (tls/ossl.c). tls/internal.h lists the folder's files.
  *
- * tls/ includes http/ (the connection and its transport seam) and server/; pool/ includes
+ * tls/ includes http/ (the connection and its transport seam) and server/; loop/ includes
  * tls/ to set a new connection's transport up.
  */
 #ifndef TACHY__SRC_TLS_TLS_H

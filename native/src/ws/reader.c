@@ -541,7 +541,7 @@ int tachy_ws_serve(tachy_exchange *ex, const tachy_ws_options *opt) {
 }
 
 /* ======================================================================================
- * tachy_ws_attach: no thread per socket (pool/wspark.c drives it).
+ * tachy_ws_attach: no thread per socket (loop/wspark.c drives it).
  * ====================================================================================== */
 
 /* WebSockets attached and not yet taken by the pool (tachy__ws_take_attached), keyed by

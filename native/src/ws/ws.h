@@ -8,7 +8,7 @@
  *   handshake.c  the opening handshake: the request's checks, the 4xx or the 101, the upgrade
  *   reader.c     tachy_ws_serve, tachy_ws_attach and the read loop with
  *                its close handshake, limits and timers; tachy__ws_drive for attached
- *                connections, which pool/wspark.c runs when their socket has an event
+ *                connections, which loop/wspark.c runs when their socket has an event
  *   proto.c      frames, masking, close payloads, negotiation (pure)
  *   deflate.c    permessage-deflate codecs (the only file that includes zlib)
  *
@@ -220,7 +220,7 @@ struct tachy_ws {
     /* The thread in tachy__ws_drive now (its thread-local mark; atomic builtins), so that
      * a resume from inside a callback needs no kick: the owner's loop sees it. */
     const void *driver;
-    /* Set by pool/wspark.c when it adopts the connection (under lock): raises an event
+    /* Set by loop/wspark.c when it adopts the connection (under lock): raises an event
      * for the parked socket so that a pool thread drives it again (resume). Lock held,
      * socket alive (stream != NULL). NULL before adoption: the adoption drives it. */
     void (*kick)(tachy_ws *ws);
@@ -264,7 +264,7 @@ int tachy__ws_flush_nowait_locked(tachy_ws *ws);
 /* Attach mode: schedules the close timer once a close frame went out (lock held). */
 void tachy__ws_arm_close_timer_locked(tachy_ws *ws);
 
-/* ---- reader.c: attached connections (driven by pool/wspark.c) ----------------------- */
+/* ---- reader.c: attached connections (driven by loop/wspark.c) ----------------------- */
 
 /* The WebSocket the calling thread's handler attached to c with tachy_ws_attach, taken
  * (the thread forgets it), or NULL. The caller owns the read side from then on. Bytes
@@ -289,7 +289,7 @@ int tachy__ws_drive(tachy_ws *ws);
 void tachy__ws_detach(tachy_ws *ws);
 
 /* Frees the calling thread's WebSocket read buffer (reader.c: attached sockets borrow it
- * for one tachy__ws_drive). pool/workers.c calls it when a pool thread ends; any thread
+ * for one tachy__ws_drive). loop/workers.c calls it when a pool thread ends; any thread
  * that ran tachy__ws_drive must. Calling thread. */
 void tachy__ws_thread_end(void);
 

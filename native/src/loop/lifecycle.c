@@ -1,10 +1,10 @@
 /*
- * pool/lifecycle.c - HttpServer.start and HttpServer.stop(delay): creating the pool (park
+ * loop/lifecycle.c - HttpServer.start and HttpServer.stop(delay): creating the pool (park
  * set, tables, watchdog), stopping it in the JDK's order (refuse new connections, close
  * idle ones, wait at most delay for active exchanges, close the rest, wait for the
  * threads), and freeing it with the server's last reference.
  */
-#include "pool/pool.h"
+#include "loop/loop.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -17,78 +17,78 @@
 
 /* ---- start, stop, free --------------------------------------------------------------- */
 
-static void pool_free(tachy_server *srv);
+static void loop_free(tachy_server *srv);
 
 /* Creates the pool: the park set, the tables and the watchdog. Lock held. 0 or TACHY_E*;
- * on failure what was made is freed with the server (srv->pool_free). */
+ * on failure what was made is freed with the server (srv->loop_free). */
 static int pool_start(tachy_server *srv) {
-    srv->pool = calloc(1, sizeof *srv->pool);
-    if (!srv->pool)
+    srv->loop = calloc(1, sizeof *srv->loop);
+    if (!srv->loop)
         return TACHY_ENOMEM;
-    srv->pool->epfd = srv->pool->wakefd = srv->pool->kickfd = srv->pool->timerfd = -1;
-    srv->pool_free = pool_free;
-    srv->pool_blocking = tachy__pool_blocking;
-    srv->pool_resume = tachy__pool_resume;
-    srv->pool->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (srv->pool->epfd < 0)
+    srv->loop->epfd = srv->loop->wakefd = srv->loop->kickfd = srv->loop->timerfd = -1;
+    srv->loop_free = loop_free;
+    srv->loop_blocking = tachy__loop_blocking;
+    srv->loop_resume = tachy__loop_resume;
+    srv->loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (srv->loop->epfd < 0)
         return TACHY_ESYS;
-    srv->pool->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    srv->loop->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     struct epoll_event ev = {EPOLLIN, {.u64 = WAKE_TOKEN}}; /* level-triggered: wakes all */
-    if (srv->pool->wakefd < 0 || epoll_ctl(srv->pool->epfd, EPOLL_CTL_ADD, srv->pool->wakefd, &ev) < 0) {
-        if (srv->pool->wakefd >= 0)
-            close(srv->pool->wakefd);
-        close(srv->pool->epfd);
-        srv->pool->epfd = srv->pool->wakefd = -1;
+    if (srv->loop->wakefd < 0 || epoll_ctl(srv->loop->epfd, EPOLL_CTL_ADD, srv->loop->wakefd, &ev) < 0) {
+        if (srv->loop->wakefd >= 0)
+            close(srv->loop->wakefd);
+        close(srv->loop->epfd);
+        srv->loop->epfd = srv->loop->wakefd = -1;
         return TACHY_ESYS;
     }
     /* Edge-triggered: each write is one event for one waiter; never read (a counter that
      * cannot reach its 2^64 - 2 ceiling). */
-    srv->pool->kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    srv->loop->kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     struct epoll_event kev = {EPOLLIN | EPOLLET, {.u64 = KICK_TOKEN}};
-    if (srv->pool->kickfd < 0 || epoll_ctl(srv->pool->epfd, EPOLL_CTL_ADD, srv->pool->kickfd, &kev) < 0)
+    if (srv->loop->kickfd < 0 || epoll_ctl(srv->loop->epfd, EPOLL_CTL_ADD, srv->loop->kickfd, &kev) < 0)
         return TACHY_ESYS; /* freed with the pool */
     cpu_set_t set;
-    srv->pool->max_waiters = 1;
+    srv->loop->max_waiters = 1;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 1)
-        srv->pool->max_waiters = CPU_COUNT(&set);
+        srv->loop->max_waiters = CPU_COUNT(&set);
     /* Both tables are mapped, not malloc'ed: zero pages that cost no memory until used
      * (an idle server stays small; a calloc from the heap may touch every page). */
-    void *slots = mmap(NULL, TACHY__SLOT_CHUNKS * sizeof *srv->pool->slots, PROT_READ | PROT_WRITE,
+    void *slots = mmap(NULL, TACHY__SLOT_CHUNKS * sizeof *srv->loop->slots, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    void *ready = mmap(NULL, READY_CAP * sizeof *srv->pool->ready, PROT_READ | PROT_WRITE,
+    void *ready = mmap(NULL, READY_CAP * sizeof *srv->loop->ready, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    srv->pool->slots = slots == MAP_FAILED ? NULL : slots;
-    srv->pool->ready = ready == MAP_FAILED ? NULL : ready;
-    if (!srv->pool->slots || !srv->pool->ready)
+    srv->loop->slots = slots == MAP_FAILED ? NULL : slots;
+    srv->loop->ready = ready == MAP_FAILED ? NULL : ready;
+    if (!srv->loop->slots || !srv->loop->ready)
         return TACHY_ENOMEM;
-    void *wsof = mmap(NULL, (size_t)TACHY__SLOT_CHUNKS * TACHY__SLOT_CHUNK * sizeof *srv->pool->ws_of,
+    void *wsof = mmap(NULL, (size_t)TACHY__SLOT_CHUNKS * TACHY__SLOT_CHUNK * sizeof *srv->loop->ws_of,
                       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    srv->pool->ws_of = wsof == MAP_FAILED ? NULL : wsof;
-    if (!srv->pool->ws_of)
+    srv->loop->ws_of = wsof == MAP_FAILED ? NULL : wsof;
+    if (!srv->loop->ws_of)
         return TACHY_ENOMEM;
-    srv->pool->ready_cap = READY_CAP;
-    int trc = tachy__pool_timers_init(srv);
+    srv->loop->ready_cap = READY_CAP;
+    int trc = tachy__loop_timers_init(srv);
     if (trc < 0)
         return trc;
-    pthread_mutex_init(&srv->pool->ready_lock, NULL);
-    tachy__cond_init(&srv->pool->spare_cond);
-    tachy__cond_init(&srv->pool->wd_cond);
-    pthread_mutex_init(&srv->pool->step_lock, NULL);
-    tachy__cond_init(&srv->pool->step_cond);
+    pthread_mutex_init(&srv->loop->ready_lock, NULL);
+    tachy__cond_init(&srv->loop->spare_cond);
+    tachy__cond_init(&srv->loop->wd_cond);
+    pthread_mutex_init(&srv->loop->step_lock, NULL);
+    tachy__cond_init(&srv->loop->step_cond);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 64 * 1024);
-    int rc = pthread_create(&srv->pool->watchdog, &attr, tachy__pool_watchdog_main, srv);
+    int rc = pthread_create(&srv->loop->watchdog, &attr, tachy__loop_watchdog_main, srv);
     pthread_attr_destroy(&attr);
     if (rc != 0)
         return TACHY_ESYS;
-    srv->pool->watchdog_started = 1;
+    srv->loop->watchdog_started = 1;
     return 0;
 }
 
 static int count_in_handler(tachy_server *srv) {
     int n = 0;
-    for (tachy__conn *c = srv->pool->conns; c; c = c->next)
+    for (tachy__conn *c = srv->loop->conns; c; c = c->next)
         n += atomic_load(&c->in_handler) ? 1 : 0;
     return n;
 }
@@ -100,50 +100,50 @@ static void wait_tick(tachy_server *srv, long ms) {
 /* stop(delay) steps 2-4: closes parked connections, waits at most delay_seconds for the
  * others, closes everything, wakes and waits for every pool thread. Lock held. */
 static void pool_stop(tachy_server *srv, int delay_seconds) {
-    if (!srv->pool || (srv->pool->epfd < 0 && !srv->pool->watchdog_started))
+    if (!srv->loop || (srv->loop->epfd < 0 && !srv->loop->watchdog_started))
         return; /* never started */
     /* Parked connections are idle: close them now. Owned ones close when they next park
-     * (tachy__pool_park refuses once the state is not STARTED). */
-    tachy__pool_sweep(srv, 1);
+     * (tachy__loop_park refuses once the state is not STARTED). */
+    tachy__loop_sweep(srv, 1);
     long deadline = tachy__now_ms() + (long)delay_seconds * 1000;
-    while (srv->pool->nconns > 0 && tachy__now_ms() < deadline) {
+    while (srv->loop->nconns > 0 && tachy__now_ms() < deadline) {
         wait_tick(srv, 10);
-        tachy__pool_sweep(srv, 1);
+        tachy__loop_sweep(srv, 1);
     }
     /* Close everything: threads blocked in socket I/O return at once. A thread inside a
      * handler that ignores its closed socket is not waited for beyond that ("at most
      * delay"); it holds a reference on the server, so nothing it uses is freed under it. */
-    for (tachy__conn *c = srv->pool->conns; c; c = c->next)
+    for (tachy__conn *c = srv->loop->conns; c; c = c->next)
         if (atomic_exchange(&c->shut, 1) == 0)
             shutdown(c->fd, SHUT_RDWR);
-    tachy__pool_sweep(srv, 1);
-    while (srv->pool->nconns > count_in_handler(srv)) {
+    tachy__loop_sweep(srv, 1);
+    while (srv->loop->nconns > count_in_handler(srv)) {
         wait_tick(srv, 10);
-        tachy__pool_sweep(srv, 1);
+        tachy__loop_sweep(srv, 1);
     }
     /* Wake every pool thread (waiters through the eventfd, spares through the condvar) and
      * the watchdog, and wait for the threads not tied up in handlers. */
     uint64_t one = 1;
-    if (write(srv->pool->wakefd, &one, sizeof one) < 0)
+    if (write(srv->loop->wakefd, &one, sizeof one) < 0)
         tachy__log(srv, TACHY_LOG_WARNING, "eventfd write: %s", strerror(errno));
-    pthread_cond_broadcast(&srv->pool->spare_cond);
-    pthread_cond_broadcast(&srv->pool->wd_cond);
-    if (srv->pool->watchdog_started) {
+    pthread_cond_broadcast(&srv->loop->spare_cond);
+    pthread_cond_broadcast(&srv->loop->wd_cond);
+    if (srv->loop->watchdog_started) {
         pthread_mutex_unlock(&srv->lock);
-        pthread_join(srv->pool->watchdog, NULL);
+        pthread_join(srv->loop->watchdog, NULL);
         pthread_mutex_lock(&srv->lock);
-        srv->pool->watchdog_started = 0;
+        srv->loop->watchdog_started = 0;
     }
-    while (srv->pool->nthreads > count_in_handler(srv)) {
-        pthread_cond_broadcast(&srv->pool->spare_cond);
+    while (srv->loop->nthreads > count_in_handler(srv)) {
+        pthread_cond_broadcast(&srv->loop->spare_cond);
         wait_tick(srv, 10);
     }
     /* No pool thread runs a timer any more: drop the pending ones. */
-    tachy__pool_timers_close(srv);
+    tachy__loop_timers_close(srv);
     /* Join every thread that has exited; the few still inside handlers are detached
      * (each holds a server reference, so the server outlives them). */
-    tachy__pool_reap(srv);
-    for (tachy__thread *t = srv->pool->threads; t; t = t->next) {
+    tachy__loop_reap(srv);
+    for (tachy__thread *t = srv->loop->threads; t; t = t->next) {
         if (!t->done && !t->detached) {
             pthread_detach(t->tid);
             t->detached = 1;
@@ -152,50 +152,50 @@ static void pool_stop(tachy_server *srv, int delay_seconds) {
 }
 
 /* Frees the pool with the server's last reference (no pool thread is left). */
-static void pool_free(tachy_server *srv) {
-    if (!srv->pool)
+static void loop_free(tachy_server *srv) {
+    if (!srv->loop)
         return;
-    while (srv->pool->threads) {
-        tachy__thread *t = srv->pool->threads;
-        srv->pool->threads = t->next;
+    while (srv->loop->threads) {
+        tachy__thread *t = srv->loop->threads;
+        srv->loop->threads = t->next;
         free(t);
     }
-    if (srv->pool->wakefd >= 0)
-        close(srv->pool->wakefd);
-    if (srv->pool->kickfd >= 0)
-        close(srv->pool->kickfd);
-    tachy__pool_timers_free(srv);
-    if (srv->pool->ws_of)
-        munmap(srv->pool->ws_of, (size_t)TACHY__SLOT_CHUNKS * TACHY__SLOT_CHUNK * sizeof *srv->pool->ws_of);
-    if (srv->pool->epfd >= 0) {
-        close(srv->pool->epfd);
-        pthread_cond_destroy(&srv->pool->spare_cond);
-        pthread_cond_destroy(&srv->pool->wd_cond);
-        pthread_mutex_destroy(&srv->pool->step_lock);
-        pthread_cond_destroy(&srv->pool->step_cond);
+    if (srv->loop->wakefd >= 0)
+        close(srv->loop->wakefd);
+    if (srv->loop->kickfd >= 0)
+        close(srv->loop->kickfd);
+    tachy__loop_timers_free(srv);
+    if (srv->loop->ws_of)
+        munmap(srv->loop->ws_of, (size_t)TACHY__SLOT_CHUNKS * TACHY__SLOT_CHUNK * sizeof *srv->loop->ws_of);
+    if (srv->loop->epfd >= 0) {
+        close(srv->loop->epfd);
+        pthread_cond_destroy(&srv->loop->spare_cond);
+        pthread_cond_destroy(&srv->loop->wd_cond);
+        pthread_mutex_destroy(&srv->loop->step_lock);
+        pthread_cond_destroy(&srv->loop->step_cond);
     }
-    if (srv->pool->ready) {
-        pthread_mutex_destroy(&srv->pool->ready_lock);
-        munmap(srv->pool->ready, READY_CAP * sizeof *srv->pool->ready);
+    if (srv->loop->ready) {
+        pthread_mutex_destroy(&srv->loop->ready_lock);
+        munmap(srv->loop->ready, READY_CAP * sizeof *srv->loop->ready);
     }
-    for (uint32_t i = 0; srv->pool->slots && i < TACHY__SLOT_CHUNKS && srv->pool->slots[i]; i++) {
+    for (uint32_t i = 0; srv->loop->slots && i < TACHY__SLOT_CHUNKS && srv->loop->slots[i]; i++) {
         for (uint32_t j = 0; j < TACHY__SLOT_CHUNK; j++) {
-            pthread_mutex_destroy(&srv->pool->slots[i][j].lock);
-            pthread_cond_destroy(&srv->pool->slots[i][j].cond);
+            pthread_mutex_destroy(&srv->loop->slots[i][j].lock);
+            pthread_cond_destroy(&srv->loop->slots[i][j].cond);
         }
-        free(srv->pool->slots[i]);
+        free(srv->loop->slots[i]);
     }
-    if (srv->pool->slots)
-        munmap(srv->pool->slots, TACHY__SLOT_CHUNKS * sizeof *srv->pool->slots);
-    free(srv->pool);
-    srv->pool = NULL;
+    if (srv->loop->slots)
+        munmap(srv->loop->slots, TACHY__SLOT_CHUNKS * sizeof *srv->loop->slots);
+    free(srv->loop);
+    srv->loop = NULL;
 }
 
 TACHY_API int tachy_server_connection_count(const tachy_server *srv) {
     if (!srv)
         return TACHY_EINVAL;
     pthread_mutex_lock((pthread_mutex_t *)&srv->lock);
-    int n = srv->pool ? srv->pool->nconns : 0;
+    int n = srv->loop ? srv->loop->nconns : 0;
     pthread_mutex_unlock((pthread_mutex_t *)&srv->lock);
     return n;
 }
@@ -218,11 +218,11 @@ TACHY_API int tachy_server_start(tachy_server *srv) {
         rc = pool_start(srv);
     if (rc == 0) {
         atomic_store(&srv->state, TACHY__SRV_STARTED);
-        rc = tachy__pool_listen(srv);
+        rc = tachy__loop_listen(srv);
         if (rc < 0) {
             /* The watchdog is running: stop it the normal way. */
             atomic_store(&srv->state, TACHY__SRV_STOPPING);
-            tachy__pool_unlisten(srv);
+            tachy__loop_unlisten(srv);
             pool_stop(srv, 0);
             close(srv->fd);
             srv->fd = -1;
@@ -247,7 +247,7 @@ TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds) {
     }
     atomic_store(&srv->state, TACHY__SRV_STOPPING);
     /* 1. Stop accepting at once (new connections are refused from here on). */
-    tachy__pool_unlisten(srv);
+    tachy__loop_unlisten(srv);
     /* 2-4. Idle connections now, active ones within delay_seconds, then threads. */
     pool_stop(srv, delay_seconds);
     if (srv->fd >= 0) {

@@ -1,5 +1,5 @@
 /*
- * pool/workers.c - the pool threads: waiting in the park set, the ready ring, serving.
+ * loop/workers.c - the pool threads: waiting in the park set, the ready ring, serving.
  *
  * Handlers see thread-per-connection: while a connection has a request in progress, one
  * thread owns it and may block (reading a body, writing a response, in user code). Between
@@ -26,7 +26,7 @@
  * closing threads also take ready connections from the park set, and pool threads step
  * back while they do (see "closers harvest" below).
  */
-#include "pool/pool.h"
+#include "loop/loop.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,7 +42,7 @@
 /* The token of the next ready event: the ring's first, else the first resumed
  * connection's. 1 if there was one. */
 static int ready_pop(tachy_server *srv, uint64_t *tok) {
-    struct tachy__pool *p = srv->pool;
+    struct tachy__loop *p = srv->loop;
     if (__atomic_load_n(&p->ready_count, __ATOMIC_RELAXED) == 0 &&
         __atomic_load_n(&p->nresumed, __ATOMIC_RELAXED) == 0)
         return 0; /* cheap check first: usually empty when there is no backlog */
@@ -78,19 +78,19 @@ static uint64_t ev_token(const struct epoll_event *ev) {
     return tok;
 }
 
-void tachy__pool_ready_push(tachy_server *srv, const struct epoll_event *ev, int n) {
-    pthread_mutex_lock(&srv->pool->ready_lock);
+void tachy__loop_ready_push(tachy_server *srv, const struct epoll_event *ev, int n) {
+    pthread_mutex_lock(&srv->loop->ready_lock);
     for (int i = 0; i < n; i++) {
-        if (ev[i].data.u64 == WAKE_TOKEN || srv->pool->ready_count == srv->pool->ready_cap)
+        if (ev[i].data.u64 == WAKE_TOKEN || srv->loop->ready_count == srv->loop->ready_cap)
             continue; /* a full ring cannot happen: batches are sized to its free space */
-        srv->pool->ready[(srv->pool->ready_head + srv->pool->ready_count) % srv->pool->ready_cap] = ev_token(&ev[i]);
-        __atomic_store_n(&srv->pool->ready_count, srv->pool->ready_count + 1, __ATOMIC_RELAXED);
+        srv->loop->ready[(srv->loop->ready_head + srv->loop->ready_count) % srv->loop->ready_cap] = ev_token(&ev[i]);
+        __atomic_store_n(&srv->loop->ready_count, srv->loop->ready_count + 1, __ATOMIC_RELAXED);
     }
-    pthread_mutex_unlock(&srv->pool->ready_lock);
+    pthread_mutex_unlock(&srv->loop->ready_lock);
 }
 
 static uint32_t ready_space(tachy_server *srv) {
-    return srv->pool->ready_cap - __atomic_load_n(&srv->pool->ready_count, __ATOMIC_RELAXED);
+    return srv->loop->ready_cap - __atomic_load_n(&srv->loop->ready_count, __ATOMIC_RELAXED);
 }
 
 /* ---- threads ------------------------------------------------------------------------- */
@@ -98,7 +98,7 @@ static uint32_t ready_space(tachy_server *srv) {
 static void *worker_main(void *arg);
 
 /* Starts a pool thread (lock held). */
-int tachy__pool_spawn_worker(tachy_server *srv) {
+int tachy__loop_spawn_worker(tachy_server *srv) {
     tachy__thread *t = calloc(1, sizeof *t);
     if (!t)
         return TACHY_ENOMEM;
@@ -116,15 +116,15 @@ int tachy__pool_spawn_worker(tachy_server *srv) {
         tachy__log(srv, TACHY_LOG_ERROR, "cannot start a connection thread: %s", strerror(rc));
         return TACHY_ESYS;
     }
-    t->next = srv->pool->threads;
-    srv->pool->threads = t;
-    srv->pool->nthreads++;
+    t->next = srv->loop->threads;
+    srv->loop->threads = t;
+    srv->loop->nthreads++;
     return 0;
 }
 
 /* Joins pool threads that have exited (lock held; they no longer need it). */
-void tachy__pool_reap(tachy_server *srv) {
-    for (tachy__thread **pp = &srv->pool->threads; *pp;) {
+void tachy__loop_reap(tachy_server *srv) {
+    for (tachy__thread **pp = &srv->loop->threads; *pp;) {
         tachy__thread *t = *pp;
         if (t->done && !t->detached) {
             pthread_join(t->tid, NULL);
@@ -137,14 +137,14 @@ void tachy__pool_reap(tachy_server *srv) {
 }
 
 /* Makes sure someone will take events: wakes a spare or starts a thread (lock held). */
-void tachy__pool_ensure_waiter(tachy_server *srv) {
-    if (srv->pool->nspare > 0)
-        pthread_cond_signal(&srv->pool->spare_cond);
+void tachy__loop_ensure_waiter(tachy_server *srv) {
+    if (srv->loop->nspare > 0)
+        pthread_cond_signal(&srv->loop->spare_cond);
     else
-        tachy__pool_spawn_worker(srv);
+        tachy__loop_spawn_worker(srv);
 }
 
-void tachy__pool_accept_some(tachy_server *srv);
+void tachy__loop_accept_some(tachy_server *srv);
 
 /* Puts c (owned by the caller, not in the middle of anything a pool thread cannot redo)
  * back in the park set marked ready: its token goes in the ready ring, and a waiter is
@@ -155,10 +155,10 @@ static void requeue(tachy__conn *c) {
     pthread_mutex_lock(&srv->lock);
     if (atomic_load(&srv->state) != TACHY__SRV_STARTED) {
         pthread_mutex_unlock(&srv->lock);
-        tachy__pool_close(c);
+        tachy__loop_close(c);
         return;
     }
-    struct tachy__pool *p = srv->pool;
+    struct tachy__loop *p = srv->loop;
     if (!p->ws_of[c->slot]) /* a parked WebSocket has no deadline (wspark.c) */
         atomic_store_explicit(&c->deadline, tachy__now_ms() + srv->opt.idle_interval_ms,
                               memory_order_relaxed);
@@ -179,17 +179,17 @@ static void requeue(tachy__conn *c) {
     pthread_mutex_unlock(&p->ready_lock);
     pthread_mutex_unlock(&srv->lock);
     uint64_t one = 1;
-    if (write(srv->pool->kickfd, &one, sizeof one) < 0 && errno != EAGAIN)
+    if (write(srv->loop->kickfd, &one, sizeof one) < 0 && errno != EAGAIN)
         tachy__log(srv, TACHY_LOG_WARNING, "eventfd write: %s", strerror(errno));
-    tachy__pool_blocking(srv); /* nobody waits for events: bring a thread in */
+    tachy__loop_blocking(srv); /* nobody waits for events: bring a thread in */
 }
 
-static void step_wake(struct tachy__pool *p);
+static void step_wake(struct tachy__loop *p);
 
 /*
  * Runs the HTTP loop on c (owned by the caller) until it parks, closes or lends c (closer:
  * the caller must not block, see tachy__conn_run; what it cannot do goes to a pool
- * thread). An event that arrives while we own it (tachy__pool_park returns 0) means more
+ * thread). An event that arrives while we own it (tachy__loop_park returns 0) means more
  * bytes: run the loop again. Returns 1 if c ended parked (waiting for its next bytes).
  */
 static int run_conn(tachy__conn *c, int closer) {
@@ -204,34 +204,34 @@ static int run_conn(tachy__conn *c, int closer) {
             return 0;
         }
         if (next == TACHY__CONN_NEXT_CLOSE) {
-            if (tachy__pool_ws_adopt(c))
+            if (tachy__loop_ws_adopt(c))
                 return 0; /* the handler attached a WebSocket: parked as one now */
             break;
         }
-        int pr = tachy__pool_park(c, idle, deadline);
+        int pr = tachy__loop_park(c, idle, deadline);
         if (pr > 0)
             return 1; /* parked: no longer ours */
         if (pr < 0)
             break; /* stopping, or too many idle connections (output already flushed) */
     }
-    tachy__pool_close(c);
+    tachy__loop_close(c);
     return 0;
 }
 
 /* Serves a connection the caller owns: sets its transport up on the first run (HTTPS),
  * then runs the HTTP loop. */
 static void serve_conn(tachy_server *srv, tachy__conn *c) {
-    if (__builtin_expect(srv->pool->ws_of[c->slot] != NULL, 0) && tachy__pool_ws_serve(c))
+    if (__builtin_expect(srv->loop->ws_of[c->slot] != NULL, 0) && tachy__loop_ws_serve(c))
         return; /* an attached WebSocket (wspark.c) */
     if (srv->tls && !c->xp && tachy__tls_start(c) < 0) {
-        tachy__pool_close(c);
+        tachy__loop_close(c);
         return;
     }
     run_conn(c, 0);
 }
 
-void tachy__pool_unresume(tachy__conn *c) {
-    struct tachy__pool *p = c->srv->pool;
+void tachy__loop_unresume(tachy__conn *c) {
+    struct tachy__loop *p = c->srv->loop;
     pthread_mutex_lock(&p->ready_lock);
     if (c->in_resumed) {
         tachy__conn *prev = NULL;
@@ -295,7 +295,7 @@ static __thread int tl_harvesting;   /* a harvest is running on this thread (no 
 static __thread int tl_harvest_skip; /* harvests this thread skips (see above) */
 
 /* Wakes the pool threads that stepped back: they go to epoll_wait (once at least). */
-static void step_wake(struct tachy__pool *p) {
+static void step_wake(struct tachy__loop *p) {
     if (atomic_load(&p->nstepback) == 0)
         return;
     pthread_mutex_lock(&p->step_lock);
@@ -307,7 +307,7 @@ static void step_wake(struct tachy__pool *p) {
 /* Pool thread, before epoll_wait: steps back if closers harvested since *seen and one may
  * still harvest. 1 if it stepped back and should look again, 0 to go to epoll_wait. */
 static int step_back(tachy_server *srv, uint64_t *seen) {
-    struct tachy__pool *p = srv->pool;
+    struct tachy__loop *p = srv->loop;
     uint64_t h = atomic_load_explicit(&p->harvests, memory_order_relaxed);
     if (h == *seen) {
         return 0;
@@ -337,17 +337,17 @@ static int step_back(tachy_server *srv, uint64_t *seen) {
 
 /* Hands tokens a closer may not serve to the pool threads. */
 static void harvest_handoff(tachy_server *srv, const struct epoll_event *ev, int n) {
-    tachy__pool_ready_push(srv, ev, n);
+    tachy__loop_ready_push(srv, ev, n);
     uint64_t one = 1;
-    if (write(srv->pool->kickfd, &one, sizeof one) < 0 && errno != EAGAIN)
+    if (write(srv->loop->kickfd, &one, sizeof one) < 0 && errno != EAGAIN)
         tachy__log(srv, TACHY_LOG_WARNING, "eventfd write: %s", strerror(errno));
-    step_wake(srv->pool);
+    step_wake(srv->loop);
 }
 
 /* After a closer's run (harvest_done: the caller's lent exchange is over): takes ready
  * connections from the park set and serves them on this thread. */
 static void harvest(tachy_server *srv) {
-    struct tachy__pool *p = srv->pool;
+    struct tachy__loop *p = srv->loop;
     if (tl_harvesting || srv->tls || atomic_load(&srv->state) != TACHY__SRV_STARTED)
         return; /* TLS: every step may wait (conn.c leaves it to a pool thread) */
     if (tl_harvest_skip > 0) {
@@ -367,7 +367,7 @@ static void harvest(tachy_server *srv) {
             harvest_handoff(srv, &evs[i], 1);
             continue;
         }
-        tachy__conn *c = tachy__pool_claim(srv, (uint32_t)(tok & ~HUP_BIT), (uint32_t)(tok >> 32), 1,
+        tachy__conn *c = tachy__loop_claim(srv, (uint32_t)(tok & ~HUP_BIT), (uint32_t)(tok >> 32), 1,
                                            (tok & HUP_BIT) != 0);
         if (!c)
             continue; /* stale, or its owner reads again */
@@ -387,10 +387,10 @@ static void harvest(tachy_server *srv) {
  * that stepped back must wait in the park set again. */
 static void harvest_done(tachy_server *srv) {
     if (atomic_load(&srv->lent_closers) == 0)
-        step_wake(srv->pool);
+        step_wake(srv->loop);
 }
 
-void tachy__pool_resume(tachy__conn *c, int here, int harvest_too) {
+void tachy__loop_resume(tachy__conn *c, int here, int harvest_too) {
     if (!here) {
         requeue(c);
         return;
@@ -404,16 +404,16 @@ void tachy__pool_resume(tachy__conn *c, int here, int harvest_too) {
 /* Serves one event token: the listening socket's, or a parked connection's. */
 static void serve_token(tachy_server *srv, uint64_t tok) {
     if (tok == LISTEN_TOKEN) {
-        tachy__pool_accept_some(srv);
+        tachy__loop_accept_some(srv);
         return;
     }
     if (tok == TIMER_TOKEN) {
-        tachy__pool_timers_run(srv);
+        tachy__loop_timers_run(srv);
         return;
     }
     if (tok == KICK_TOKEN)
         return; /* the loop takes what was put in the ready ring */
-    tachy__conn *c = tachy__pool_claim(srv, (uint32_t)(tok & ~HUP_BIT), (uint32_t)(tok >> 32), 1,
+    tachy__conn *c = tachy__loop_claim(srv, (uint32_t)(tok & ~HUP_BIT), (uint32_t)(tok >> 32), 1,
                                        (tok & HUP_BIT) != 0);
     if (c)
         serve_conn(srv, c);
@@ -438,20 +438,20 @@ static void *worker_main(void *arg) {
         uint64_t tok;
         if (ready_pop(srv, &tok)) {
             /* An event another thread took in its batch: serve it without a syscall. */
-            atomic_fetch_add_explicit(&srv->pool->progress, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&srv->loop->progress, 1, memory_order_relaxed);
             serve_token(srv, tok);
             continue;
         }
-        if (atomic_load(&srv->pool->nwaiting) >= srv->pool->max_waiters) {
+        if (atomic_load(&srv->loop->nwaiting) >= srv->loop->max_waiters) {
             /* Enough threads wait for events: be a spare until the watchdog needs us. */
             pthread_mutex_lock(&srv->lock);
             int timed_out = 0;
             if (atomic_load(&srv->state) == TACHY__SRV_STARTED &&
-                atomic_load(&srv->pool->nwaiting) >= srv->pool->max_waiters) {
-                srv->pool->nspare++;
-                timed_out = tachy__cond_wait_ms(&srv->pool->spare_cond, &srv->lock, keepalive) ==
+                atomic_load(&srv->loop->nwaiting) >= srv->loop->max_waiters) {
+                srv->loop->nspare++;
+                timed_out = tachy__cond_wait_ms(&srv->loop->spare_cond, &srv->lock, keepalive) ==
                             ETIMEDOUT;
-                srv->pool->nspare--;
+                srv->loop->nspare--;
             }
             pthread_mutex_unlock(&srv->lock);
             if (timed_out)
@@ -461,9 +461,9 @@ static void *worker_main(void *arg) {
         if (step_back(srv, &harvests_seen))
             continue; /* closers take the events meanwhile */
         int max = (int)TACHY__MIN((uint32_t)BATCH, ready_space(srv) + 1);
-        atomic_fetch_add(&srv->pool->nwaiting, 1);
-        int n = epoll_wait(srv->pool->epfd, evs, max, (int)keepalive);
-        int others = atomic_fetch_sub(&srv->pool->nwaiting, 1) - 1;
+        atomic_fetch_add(&srv->loop->nwaiting, 1);
+        int n = epoll_wait(srv->loop->epfd, evs, max, (int)keepalive);
+        int others = atomic_fetch_sub(&srv->loop->nwaiting, 1) - 1;
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -477,10 +477,10 @@ static void *worker_main(void *arg) {
         }
         /* Keep the first event, share the rest through the ready ring. */
         if (n > 1)
-            tachy__pool_ready_push(srv, evs + 1, n - 1);
+            tachy__loop_ready_push(srv, evs + 1, n - 1);
         if (evs[0].data.u64 == WAKE_TOKEN)
             continue; /* stop(): the loop head sees the state */
-        atomic_fetch_add_explicit(&srv->pool->progress, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&srv->loop->progress, 1, memory_order_relaxed);
         serve_token(srv, ev_token(&evs[0]));
     }
 
@@ -490,24 +490,24 @@ static void *worker_main(void *arg) {
     /* Counted down only now, so stop() returns after every stop hook has run (the JNI
      * bridge detaches the thread from the JVM there). */
     pthread_mutex_lock(&srv->lock);
-    srv->pool->nthreads--;
-    self->done = 1; /* the record is joined and freed by reap() or pool_free */
+    srv->loop->nthreads--;
+    self->done = 1; /* the record is joined and freed by reap() or loop_free */
     pthread_cond_broadcast(&srv->cond);
     pthread_mutex_unlock(&srv->lock);
     tachy__server_release(srv);
     return NULL;
 }
 
-void tachy__pool_blocking(tachy_server *srv) {
-    if (atomic_load(&srv->pool->nwaiting) > 0)
+void tachy__loop_blocking(tachy_server *srv) {
+    if (atomic_load(&srv->loop->nwaiting) > 0)
         return;
-    if (atomic_load(&srv->pool->nstepback) > 0) {
-        step_wake(srv->pool); /* a thread that stepped back (harvest) waits again */
+    if (atomic_load(&srv->loop->nstepback) > 0) {
+        step_wake(srv->loop); /* a thread that stepped back (harvest) waits again */
         return;
     }
     pthread_mutex_lock(&srv->lock);
-    if (atomic_load(&srv->state) == TACHY__SRV_STARTED && atomic_load(&srv->pool->nwaiting) == 0)
-        tachy__pool_ensure_waiter(srv);
+    if (atomic_load(&srv->state) == TACHY__SRV_STARTED && atomic_load(&srv->loop->nwaiting) == 0)
+        tachy__loop_ensure_waiter(srv);
     pthread_mutex_unlock(&srv->lock);
 }
 

@@ -1,5 +1,5 @@
 /*
- * pool/pool.h - the running server: connection slots and their ownership word, the park
+ * loop/loop.h - the running server: connection slots and their ownership word, the park
  * set, the pool threads and the ready ring, accepting, the watchdog, start and stop.
  * Private to the core; never installed.
  *
@@ -11,15 +11,15 @@
  *   timers.c     tachy_timer_*: one min-heap per server, a timerfd in the park set
  *   wspark.c     upgraded WebSocket connections parked between frames (tachy_ws_attach)
  *
- * pool/ is the top of the core: it includes http/ (it serves connections), tls/ (it sets
- * a connection's transport up) and server/; nothing includes pool/. The server reaches it
- * through srv->pool and the two hooks in server/server.h.
+ * loop/ is the top of the core: it includes http/ (it serves connections), tls/ (it sets
+ * a connection's transport up) and server/; nothing includes loop/. The server reaches it
+ * through srv->loop and the two hooks in server/server.h.
  *
  * Locking: srv->lock guards everything here except what is atomic and the ready ring
  * (ready_lock).
  */
-#ifndef TACHY__SRC_POOL_POOL_H
-#define TACHY__SRC_POOL_POOL_H
+#ifndef TACHY__SRC_LOOP_LOOP_H
+#define TACHY__SRC_LOOP_LOOP_H
 
 #include "http/http.h"
 
@@ -76,11 +76,11 @@ struct tachy__timer_slot {
     struct tachy_timer *t;
 };
 
-struct tachy__pool {
+struct tachy__loop {
     int epfd;                 /* the park set: parked connections, edge-triggered */
     int wakefd;               /* eventfd in epfd: made readable to wake every waiter */
     int kickfd;               /* eventfd in epfd, edge-triggered: written when a connection
-                                 is put in the ready ring by hand (tachy__pool_resume), so
+                                 is put in the ready ring by hand (tachy__loop_resume), so
                                  that a waiter wakes up to take it */
     pthread_t watchdog;
     int watchdog_started;
@@ -107,7 +107,7 @@ struct tachy__pool {
     pthread_mutex_t ready_lock;
     uint64_t *ready;          /* ring of event tokens */
     uint32_t ready_head, ready_count, ready_cap;
-    /* Connections put back by hand (tachy__pool_resume), taken after the ring: a FIFO
+    /* Connections put back by hand (tachy__loop_resume), taken after the ring: a FIFO
      * through tachy__conn.next_ready, unbounded (the ring's size bounds only epoll's). */
     tachy__conn *resumed_head, *resumed_tail;
     uint32_t nresumed;
@@ -142,7 +142,7 @@ struct tachy__pool {
  * bits). With mark_pending, a connection that is already owned is marked PENDING so that
  * its owner reads again; hup records the peer's shutdown for whoever owns it. Returns the
  * connection when the caller now owns it, else NULL. Any pool thread. */
-tachy__conn *tachy__pool_claim(tachy_server *srv, uint32_t slot, uint32_t gen32, int mark_pending,
+tachy__conn *tachy__loop_claim(tachy_server *srv, uint32_t slot, uint32_t gen32, int mark_pending,
                                int hup);
 /*
  * Parks c (owned by the caller) in the park set until its next request, with a deadline
@@ -150,82 +150,82 @@ tachy__conn *tachy__pool_claim(tachy_server *srv, uint32_t slot, uint32_t gen32,
  * longer owns c), 0 if an event arrived meanwhile and the caller still owns it (read
  * again), -1 if it must be closed instead (stopping, or too many idle connections).
  */
-int tachy__pool_park(tachy__conn *c, int idle, long deadline);
+int tachy__loop_park(tachy__conn *c, int idle, long deadline);
 /* Takes a free connection struct (lock held); NULL when the table is full or memory is
  * short. */
-tachy__conn *tachy__pool_conn_alloc(tachy_server *srv);
+tachy__conn *tachy__loop_conn_alloc(tachy_server *srv);
 /* Resets a connection struct for a new socket, keeping its identity (slot, state, sync). */
-void tachy__pool_conn_reset(tachy__conn *c);
+void tachy__loop_conn_reset(tachy__conn *c);
 /* Closes c (owned by the caller): socket, buffers; returns its slot to the pool. */
-void tachy__pool_close(tachy__conn *c);
+void tachy__loop_close(tachy__conn *c);
 
 /* ---- workers.c ----------------------------------------------------------------------- */
 
 /* Puts n events' tokens in the ready ring (WAKE_TOKEN skipped). Any thread. */
-void tachy__pool_ready_push(tachy_server *srv, const struct epoll_event *ev, int n);
+void tachy__loop_ready_push(tachy_server *srv, const struct epoll_event *ev, int n);
 /* Starts a pool thread (lock held). 0 or TACHY_E*. */
-int tachy__pool_spawn_worker(tachy_server *srv);
+int tachy__loop_spawn_worker(tachy_server *srv);
 /* Joins pool threads that have exited (lock held). */
-void tachy__pool_reap(tachy_server *srv);
+void tachy__loop_reap(tachy_server *srv);
 /* Makes sure someone will take events: wakes a spare or starts a thread (lock held). */
-void tachy__pool_ensure_waiter(tachy_server *srv);
-/* srv->pool_blocking: if nobody waits for events, bring in a thread now. Any thread. */
-void tachy__pool_blocking(tachy_server *srv);
+void tachy__loop_ensure_waiter(tachy_server *srv);
+/* srv->loop_blocking: if nobody waits for events, bring in a thread now. Any thread. */
+void tachy__loop_blocking(tachy_server *srv);
 /*
- * srv->pool_resume: c's lent exchange was closed by the calling thread, which owns c now.
+ * srv->loop_resume: c's lent exchange was closed by the calling thread, which owns c now.
  * With here, the caller continues c itself as far as that needs no blocking call
  * (tachy__conn_run with closer = 1): it may park c, or lend it again; with harvest it then
  * serves other ready connections the same way (workers.c, "closers harvest"). Whatever
  * remains (or everything, without here) goes to a pool thread: c is put in the ready ring
  * and a waiter is woken (kickfd). Any thread.
  */
-void tachy__pool_resume(tachy__conn *c, int here, int harvest);
-/* c is closing: if it waits in the resumed list, it leaves it (tachy__pool_close). */
-void tachy__pool_unresume(tachy__conn *c);
+void tachy__loop_resume(tachy__conn *c, int here, int harvest);
+/* c is closing: if it waits in the resumed list, it leaves it (tachy__loop_close). */
+void tachy__loop_unresume(tachy__conn *c);
 
 /* ---- accept.c ------------------------------------------------------------------------ */
 
 /* Puts the listening socket in the park set (pool threads accept from it) and starts the
  * first pool thread. Lock held, state already STARTED. */
-int tachy__pool_listen(tachy_server *srv);
+int tachy__loop_listen(tachy_server *srv);
 /* Stops accepting: the listening socket leaves the park set and is shut down (closed by
  * the caller once the pool threads are gone). Lock held. */
-void tachy__pool_unlisten(tachy_server *srv);
+void tachy__loop_unlisten(tachy_server *srv);
 /* The listening socket is readable: accepts up to ACCEPT_BATCH connections. Pool thread. */
-void tachy__pool_accept_some(tachy_server *srv);
+void tachy__loop_accept_some(tachy_server *srv);
 /* Puts the listening socket's token in the ready ring: accept again later. */
-void tachy__pool_requeue_listener(tachy_server *srv);
+void tachy__loop_requeue_listener(tachy_server *srv);
 
 /* ---- timers.c ------------------------------------------------------------------------ */
 
 /* Creates the timerfd and puts it in the park set (pool_start). 0 or TACHY_E*. */
-int tachy__pool_timers_init(tachy_server *srv);
+int tachy__loop_timers_init(tachy_server *srv);
 /* The timerfd fired: runs up to 64 due timers on the calling pool thread. */
-void tachy__pool_timers_run(tachy_server *srv);
+void tachy__loop_timers_run(tachy_server *srv);
 /* stop(): drops every pending timer; later schedules fail with TACHY_ESTOPPED. */
-void tachy__pool_timers_close(tachy_server *srv);
-/* pool_free: releases what timers_init made. */
-void tachy__pool_timers_free(tachy_server *srv);
+void tachy__loop_timers_close(tachy_server *srv);
+/* loop_free: releases what timers_init made. */
+void tachy__loop_timers_free(tachy_server *srv);
 
 /* ---- wspark.c ------------------------------------------------------------------------ */
 
 /* After tachy__conn_run returned CLOSE for c: if the handler attached a WebSocket to c
  * (tachy_ws_attach), c becomes a parked WebSocket connection and 1 is returned (the
  * caller no longer owns c); else 0 and the caller closes c. Pool thread, owner of c. */
-int tachy__pool_ws_adopt(tachy__conn *c);
+int tachy__loop_ws_adopt(tachy__conn *c);
 /* A parked WebSocket connection's event: c (owned by the caller) is served; it is parked
  * again or closed. Returns 1 if c was a WebSocket connection (handled), else 0. */
-int tachy__pool_ws_serve(tachy__conn *c);
-/* tachy__pool_close's hook: c is closing; its WebSocket (if any) ends (on_close 1006 if the
+int tachy__loop_ws_serve(tachy__conn *c);
+/* tachy__loop_close's hook: c is closing; its WebSocket (if any) ends (on_close 1006 if the
  * close handshake did not happen) and lets go of the socket. Owner of c. */
-void tachy__pool_ws_closing(tachy__conn *c);
+void tachy__loop_ws_closing(tachy__conn *c);
 
 /* ---- watchdog.c ---------------------------------------------------------------------- */
 
 /* Claims every parked connection past its deadline (every parked one with all) and closes
  * it; shuts down exchanges past maxReqTime/maxRspTime. Lock held on entry and exit. */
-void tachy__pool_sweep(tachy_server *srv, int all);
+void tachy__loop_sweep(tachy_server *srv, int all);
 /* The watchdog thread's body (arg: the server). */
-void *tachy__pool_watchdog_main(void *arg);
+void *tachy__loop_watchdog_main(void *arg);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * pool/wspark.c - WebSocket connections parked between frames (tachy_ws_attach).
+ * loop/wspark.c - WebSocket connections parked between frames (tachy_ws_attach).
  *
  * A handler that calls tachy_ws_attach returns at once; the HTTP loop then reports the
  * upgraded connection as finished (TACHY__CONN_NEXT_CLOSE). Before closing it, the pool
@@ -12,7 +12,7 @@
  * owner flushes the queue and reads and handles the frames that are there (ws/reader.c),
  * then parks it again, so one thread at a time runs its callbacks, in order.
  */
-#include "pool/pool.h"
+#include "loop/loop.h"
 
 #include "ws/ws.h"
 
@@ -25,13 +25,13 @@ static void ws_loop(tachy__conn *c, tachy_ws *ws) {
     for (;;) {
         if (!tachy__ws_drive(ws))
             break; /* ended */
-        int pr = tachy__pool_park(c, 0, LONG_MAX);
+        int pr = tachy__loop_park(c, 0, LONG_MAX);
         if (pr > 0)
             return; /* parked: no longer ours */
         if (pr < 0)
             break; /* stopping */
     }
-    tachy__pool_close(c); /* detaches the WebSocket first (tachy__pool_ws_closing) */
+    tachy__loop_close(c); /* detaches the WebSocket first (tachy__loop_ws_closing) */
 }
 
 #define WS_EVENTS (EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET)
@@ -48,21 +48,21 @@ static void ws_loop(tachy__conn *c, tachy_ws *ws) {
 static void ws_kick(tachy_ws *ws) {
     tachy__conn *c = ws->conn;
     struct epoll_event ev = {WS_EVENTS, {.u64 = ws->kick_token}};
-    if (epoll_ctl(c->srv->pool->epfd, EPOLL_CTL_MOD, c->fd, &ev) < 0)
+    if (epoll_ctl(c->srv->loop->epfd, EPOLL_CTL_MOD, c->fd, &ev) < 0)
         tachy__log(c->srv, TACHY_LOG_WARNING, "epoll_ctl(MOD) to resume a WebSocket: %s",
                    strerror(errno));
 }
 
-int tachy__pool_ws_adopt(tachy__conn *c) {
+int tachy__loop_ws_adopt(tachy__conn *c) {
     tachy_ws *ws = tachy__ws_take_attached(c);
     if (!ws)
         return 0;
     tachy_server *srv = c->srv;
-    srv->pool->ws_of[c->slot] = ws;
+    srv->loop->ws_of[c->slot] = ws;
     uint64_t gen = tachy__st_gen(atomic_load(&c->state));
     uint64_t token = (uint64_t)c->slot | (gen & 0xffffffffu) << 32;
     struct epoll_event ev = {WS_EVENTS, {.u64 = token}};
-    if (epoll_ctl(srv->pool->epfd, EPOLL_CTL_MOD, c->fd, &ev) < 0)
+    if (epoll_ctl(srv->loop->epfd, EPOLL_CTL_MOD, c->fd, &ev) < 0)
         tachy__log(srv, TACHY_LOG_WARNING, "epoll_ctl(MOD) for a WebSocket: %s", strerror(errno));
     pthread_mutex_lock(&ws->lock);
     ws->kick_token = token;
@@ -73,16 +73,16 @@ int tachy__pool_ws_adopt(tachy__conn *c) {
     return 1;
 }
 
-int tachy__pool_ws_serve(tachy__conn *c) {
-    tachy_ws *ws = c->srv->pool->ws_of[c->slot];
+int tachy__loop_ws_serve(tachy__conn *c) {
+    tachy_ws *ws = c->srv->loop->ws_of[c->slot];
     if (!ws)
         return 0;
     ws_loop(c, ws);
     return 1;
 }
 
-void tachy__pool_ws_closing(tachy__conn *c) {
-    tachy_ws **slot = &c->srv->pool->ws_of[c->slot];
+void tachy__loop_ws_closing(tachy__conn *c) {
+    tachy_ws **slot = &c->srv->loop->ws_of[c->slot];
     tachy_ws *ws = *slot;
     if (!ws)
         return;

@@ -1,8 +1,8 @@
 /*
- * pool/accept.c - accepting: the listening socket sits in the park set and the pool thread
+ * loop/accept.c - accepting: the listening socket sits in the park set and the pool thread
  * that sees it readable accepts (see the comment below).
  */
-#include "pool/pool.h"
+#include "loop/loop.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,9 +26,9 @@
 
 /* Puts the listening socket's token in the ready ring: accept again later (a batch was
  * cut short, or accept failed for lack of descriptors). */
-void tachy__pool_requeue_listener(tachy_server *srv) {
+void tachy__loop_requeue_listener(tachy_server *srv) {
     struct epoll_event ev = {EPOLLIN, {.u64 = LISTEN_TOKEN}};
-    tachy__pool_ready_push(srv, &ev, 1);
+    tachy__loop_ready_push(srv, &ev, 1);
 }
 
 /* Registers an accepted socket as a parked connection; its request (if already there) is
@@ -41,20 +41,20 @@ static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer
         close(fd);
         return;
     }
-    if (o->max_connections > 0 && srv->pool->nconns >= o->max_connections) {
+    if (o->max_connections > 0 && srv->loop->nconns >= o->max_connections) {
         /* jdk.httpserver.maxConnections: the JDK closes the new connection at once. */
         pthread_mutex_unlock(&srv->lock);
         tachy__log(srv, TACHY_LOG_DEBUG, "connection refused: maxConnections reached");
         close(fd);
         return;
     }
-    tachy__conn *c = tachy__pool_conn_alloc(srv);
+    tachy__conn *c = tachy__loop_conn_alloc(srv);
     if (!c) {
         pthread_mutex_unlock(&srv->lock);
         close(fd);
         return;
     }
-    tachy__pool_conn_reset(c);
+    tachy__loop_conn_reset(c);
     c->fd = fd;
     if (plen > sizeof c->peer) /* not IPv4/IPv6: cannot happen on a tachy listener */
         plen = 0;
@@ -73,20 +73,20 @@ static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer
     atomic_store(&c->deadline, tachy__now_ms() + limit);
     uint64_t gen = tachy__st_gen(atomic_load(&c->state));
     atomic_store(&c->state, tachy__st_make(gen, TACHY__CONN_PARKED));
-    c->next = srv->pool->conns;
+    c->next = srv->loop->conns;
     c->prev = NULL;
-    if (srv->pool->conns)
-        srv->pool->conns->prev = c;
-    srv->pool->conns = c;
-    __atomic_store_n(&srv->pool->nconns, srv->pool->nconns + 1, __ATOMIC_RELAXED);
+    if (srv->loop->conns)
+        srv->loop->conns->prev = c;
+    srv->loop->conns = c;
+    __atomic_store_n(&srv->loop->nconns, srv->loop->nconns + 1, __ATOMIC_RELAXED);
     atomic_fetch_add_explicit(&srv->st_connections, 1, memory_order_relaxed);
     struct epoll_event ev = {EPOLLIN | EPOLLRDHUP | EPOLLET,
                              {.u64 = (uint64_t)c->slot | (gen & 0xffffffffu) << 32}};
-    if (epoll_ctl(srv->pool->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+    if (epoll_ctl(srv->loop->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
         tachy__log(srv, TACHY_LOG_ERROR, "epoll_ctl: %s", strerror(errno));
         atomic_store(&c->state, tachy__st_make(gen, TACHY__CONN_OWNED));
         pthread_mutex_unlock(&srv->lock);
-        tachy__pool_close(c);
+        tachy__loop_close(c);
         return;
     }
     pthread_mutex_unlock(&srv->lock);
@@ -94,7 +94,7 @@ static void adopt(tachy_server *srv, int fd, const struct sockaddr_storage *peer
 
 /* The listening socket is readable: accept what waits, at most ACCEPT_BATCH at a time so
  * that connections already open are not starved by a flood of new ones. */
-void tachy__pool_accept_some(tachy_server *srv) {
+void tachy__loop_accept_some(tachy_server *srv) {
     for (int i = 0; i < ACCEPT_BATCH; i++) {
         if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
             return;
@@ -114,19 +114,19 @@ void tachy__pool_accept_some(tachy_server *srv) {
              * and edge-triggered epoll will not report them again, so the watchdog
              * retries at its next tick (up to 200 times a second: the warning is said at
              * most once a second). */
-            long now = tachy__now_ms(), last = atomic_load(&srv->pool->accept_warned_ms);
+            long now = tachy__now_ms(), last = atomic_load(&srv->loop->accept_warned_ms);
             if (now - last >= 1000 &&
-                atomic_compare_exchange_strong(&srv->pool->accept_warned_ms, &last, now))
+                atomic_compare_exchange_strong(&srv->loop->accept_warned_ms, &last, now))
                 tachy__log(srv, TACHY_LOG_WARNING, "accept: %s", strerror(errno));
-            atomic_store(&srv->pool->accept_retry, 1);
+            atomic_store(&srv->loop->accept_retry, 1);
             return;
         }
         adopt(srv, fd, &peer, plen);
     }
-    tachy__pool_requeue_listener(srv);
+    tachy__loop_requeue_listener(srv);
 }
 
-int tachy__pool_listen(tachy_server *srv) {
+int tachy__loop_listen(tachy_server *srv) {
     const tachy_options *o = &srv->opt;
     int one = 1;
     if (o->nodelay)
@@ -140,17 +140,17 @@ int tachy__pool_listen(tachy_server *srv) {
     int fl = fcntl(srv->fd, F_GETFL);
     struct epoll_event ev = {EPOLLIN | EPOLLET, {.u64 = LISTEN_TOKEN}};
     if (fl < 0 || fcntl(srv->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
-        epoll_ctl(srv->pool->epfd, EPOLL_CTL_ADD, srv->fd, &ev) < 0)
+        epoll_ctl(srv->loop->epfd, EPOLL_CTL_ADD, srv->fd, &ev) < 0)
         return TACHY_ESYS;
     /* The first waiter; the watchdog brings more when handlers keep them busy. */
-    return tachy__pool_spawn_worker(srv);
+    return tachy__loop_spawn_worker(srv);
 }
 
-void tachy__pool_unlisten(tachy_server *srv) {
+void tachy__loop_unlisten(tachy_server *srv) {
     if (srv->fd < 0)
         return;
-    if (srv->pool && srv->pool->epfd >= 0)
-        epoll_ctl(srv->pool->epfd, EPOLL_CTL_DEL, srv->fd, NULL);
+    if (srv->loop && srv->loop->epfd >= 0)
+        epoll_ctl(srv->loop->epfd, EPOLL_CTL_DEL, srv->fd, NULL);
     /* New connections are refused from now on; a thread inside accept_some sees EINVAL
      * or the state. The descriptor itself is closed after the pool threads are gone. */
     shutdown(srv->fd, SHUT_RDWR);

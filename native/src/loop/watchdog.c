@@ -1,10 +1,10 @@
 /*
- * pool/watchdog.c - one thread per server, ticking every few milliseconds while there are
+ * loop/watchdog.c - one thread per server, ticking every few milliseconds while there are
  * connections: it brings in a thread when every pool thread is busy in a handler, closes
  * parked connections past their idle or request-head deadline, shuts down exchanges past
  * maxReqTime/maxRspTime, retries a failed accept and gives memory back after a burst.
  */
-#include "pool/pool.h"
+#include "loop/loop.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -23,7 +23,7 @@ static void sweep(tachy_server *srv, int all, long *earliest) {
     tachy__conn *victims = NULL;
     long now = tachy__now_ms();
     long next = 0;
-    for (tachy__conn *c = srv->pool->conns; c; c = c->next) {
+    for (tachy__conn *c = srv->loop->conns; c; c = c->next) {
         /* An exchange past maxReqTime/maxRspTime/max_body_time_ms: shut the socket down
          * (the lock keeps the descriptor from being closed and reused meanwhile); its
          * thread's next or current I/O fails and the connection closes, as the JDK's
@@ -44,7 +44,7 @@ static void sweep(tachy_server *srv, int all, long *earliest) {
                 next = dl;
             continue;
         }
-        if (tachy__pool_claim(srv, c->slot, (uint32_t)tachy__st_gen(s), 0, 0)) {
+        if (tachy__loop_claim(srv, c->slot, (uint32_t)tachy__st_gen(s), 0, 0)) {
             c->next_free = victims; /* reused as a scratch link until closed */
             victims = c;
         }
@@ -56,12 +56,12 @@ static void sweep(tachy_server *srv, int all, long *earliest) {
     while (victims) {
         tachy__conn *c = victims;
         victims = c->next_free;
-        tachy__pool_close(c);
+        tachy__loop_close(c);
     }
     pthread_mutex_lock(&srv->lock);
 }
 
-void tachy__pool_sweep(tachy_server *srv, int all) {
+void tachy__loop_sweep(tachy_server *srv, int all) {
     long earliest;
     sweep(srv, all, &earliest);
 }
@@ -74,11 +74,11 @@ void tachy__pool_sweep(tachy_server *srv, int all) {
  * their ~50 MiB. Lock held; released around the trim (it walks every arena).
  */
 static void trim_after_burst(tachy_server *srv, int *peak) {
-    if (srv->pool->nconns > *peak)
-        *peak = srv->pool->nconns;
+    if (srv->loop->nconns > *peak)
+        *peak = srv->loop->nconns;
 #if defined(__GLIBC__)
-    if (*peak >= TRIM_PEAK && srv->pool->nconns <= *peak / 4) {
-        *peak = srv->pool->nconns;
+    if (*peak >= TRIM_PEAK && srv->loop->nconns <= *peak / 4) {
+        *peak = srv->loop->nconns;
         pthread_mutex_unlock(&srv->lock);
         malloc_trim(0);
         pthread_mutex_lock(&srv->lock);
@@ -86,7 +86,7 @@ static void trim_after_burst(tachy_server *srv, int *peak) {
 #endif
 }
 
-void *tachy__pool_watchdog_main(void *arg) {
+void *tachy__loop_watchdog_main(void *arg) {
     tachy_server *srv = arg;
     pthread_setname_np(pthread_self(), "tachy-watchdog");
     const tachy_options *o = &srv->opt;
@@ -105,8 +105,8 @@ void *tachy__pool_watchdog_main(void *arg) {
     int conn_peak = 0;
     pthread_mutex_lock(&srv->lock);
     while (atomic_load(&srv->state) == TACHY__SRV_STARTED) {
-        tachy__cond_wait_ms(&srv->pool->wd_cond, &srv->lock,
-                            srv->pool->nconns > 0 || tachy_timer_pending(srv) > 0
+        tachy__cond_wait_ms(&srv->loop->wd_cond, &srv->lock,
+                            srv->loop->nconns > 0 || tachy_timer_pending(srv) > 0
                                 ? WATCHDOG_TICK_MS
                                 : sweep_every);
         if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
@@ -114,21 +114,21 @@ void *tachy__pool_watchdog_main(void *arg) {
         /* Nobody waits for events and nobody took one for a whole tick: every thread is
          * busy (or blocked) in a connection. Bring in another so parked connections with
          * a request waiting are not starved by a slow handler. */
-        if (atomic_exchange(&srv->pool->accept_retry, 0))
-            tachy__pool_requeue_listener(srv); /* accept failed (descriptors or memory): try again */
-        uint64_t p = atomic_load_explicit(&srv->pool->progress, memory_order_relaxed);
-        int backlog = __atomic_load_n(&srv->pool->ready_count, __ATOMIC_RELAXED) > 0;
-        int timers = srv->pool->nconns == 0 && tachy_timer_pending(srv) > 0;
-        if ((srv->pool->nconns > 0 || backlog || timers) &&
-            (backlog || atomic_load(&srv->pool->nwaiting) == 0) &&
+        if (atomic_exchange(&srv->loop->accept_retry, 0))
+            tachy__loop_requeue_listener(srv); /* accept failed (descriptors or memory): try again */
+        uint64_t p = atomic_load_explicit(&srv->loop->progress, memory_order_relaxed);
+        int backlog = __atomic_load_n(&srv->loop->ready_count, __ATOMIC_RELAXED) > 0;
+        int timers = srv->loop->nconns == 0 && tachy_timer_pending(srv) > 0;
+        if ((srv->loop->nconns > 0 || backlog || timers) &&
+            (backlog || atomic_load(&srv->loop->nwaiting) == 0) &&
             p == last_progress)
-            tachy__pool_ensure_waiter(srv);
+            tachy__loop_ensure_waiter(srv);
         last_progress = p;
         long now = tachy__now_ms();
         if (now >= next_sweep) {
             long earliest = 0;
             sweep(srv, 0, &earliest);
-            tachy__pool_reap(srv);
+            tachy__loop_reap(srv);
             /* The next sweep comes at the earliest deadline seen (within a tick while there
              * are connections), or after sweep_every. An exchange's or an idle connection's
              * deadline set since is a whole limit away (sweep_every is at most a quarter of

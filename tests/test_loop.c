@@ -1,5 +1,5 @@
 /*
- * test_pool.c - the running server (pool/) over real sockets: stop(delay) with idle and
+ * test_loop.c - the running server (loop/) over real sockets: stop(delay) with idle and
  * active connections, thread hooks, hundreds of concurrent clients with every request
  * answered, threads reused across connections, accept recovering after the process ran
  * out of descriptors, a handler blocked in a body read delaying nobody, and

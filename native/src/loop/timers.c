@@ -1,5 +1,5 @@
 /*
- * pool/timers.c - tachy_timer_*: the server's timers (tachy/timer.h).
+ * loop/timers.c - tachy_timer_*: the server's timers (tachy/timer.h).
  *
  * One 4-ary min-heap per server, ordered by due time (CLOCK_MONOTONIC ns, rounded up to the
  * millisecond), under pool->timer_lock. A timerfd in the park set (edge-triggered,
@@ -12,7 +12,7 @@
  * one for the caller's handle (until tachy_timer_cancel); each timer holds a server
  * reference, so a handle outlives a stopped or destroyed server safely.
  */
-#include "pool/pool.h"
+#include "loop/loop.h"
 
 #include <tachy/timer.h>
 
@@ -72,12 +72,12 @@ static void timer_release(tachy_timer *t) {
 
 #define HEAP_D 4
 
-static void heap_set(struct tachy__pool *p, size_t i, struct tachy__timer_slot e) {
+static void heap_set(struct tachy__loop *p, size_t i, struct tachy__timer_slot e) {
     p->theap[i] = e;
     e.t->idx = (long)i;
 }
 
-static void heap_up(struct tachy__pool *p, size_t i) {
+static void heap_up(struct tachy__loop *p, size_t i) {
     struct tachy__timer_slot e = p->theap[i];
     while (i > 0) {
         size_t parent = (i - 1) / HEAP_D;
@@ -89,7 +89,7 @@ static void heap_up(struct tachy__pool *p, size_t i) {
     heap_set(p, i, e);
 }
 
-static void heap_down(struct tachy__pool *p, size_t i) {
+static void heap_down(struct tachy__loop *p, size_t i) {
     struct tachy__timer_slot e = p->theap[i];
     size_t n = p->ntimers;
     for (;;) {
@@ -112,7 +112,7 @@ static void heap_down(struct tachy__pool *p, size_t i) {
     heap_set(p, i, e);
 }
 
-static int heap_push(struct tachy__pool *p, tachy_timer *t) {
+static int heap_push(struct tachy__loop *p, tachy_timer *t) {
     if (p->ntimers == p->theap_cap) {
         size_t cap = p->theap_cap ? p->theap_cap * 2 : 64;
         struct tachy__timer_slot *n = realloc(p->theap, cap * sizeof *n);
@@ -127,7 +127,7 @@ static int heap_push(struct tachy__pool *p, tachy_timer *t) {
     return 0;
 }
 
-static void heap_remove(struct tachy__pool *p, tachy_timer *t) {
+static void heap_remove(struct tachy__loop *p, tachy_timer *t) {
     size_t i = (size_t)t->idx;
     t->idx = -1;
     struct tachy__timer_slot last = p->theap[--p->ntimers];
@@ -141,7 +141,7 @@ static void heap_remove(struct tachy__pool *p, tachy_timer *t) {
 }
 
 /* Arms the timerfd for the heap's top (timer_lock held). */
-static void rearm(struct tachy__pool *p) {
+static void rearm(struct tachy__loop *p) {
     int64_t due = p->ntimers ? p->theap[0].due_ns : 0;
     if (due == p->timer_armed_ns)
         return;
@@ -157,8 +157,8 @@ static void rearm(struct tachy__pool *p) {
 
 /* ---- the pool's side ---------------------------------------------------------------------- */
 
-int tachy__pool_timers_init(tachy_server *srv) {
-    struct tachy__pool *p = srv->pool;
+int tachy__loop_timers_init(tachy_server *srv) {
+    struct tachy__loop *p = srv->loop;
     pthread_mutex_init(&p->timer_lock, NULL);
     tachy__cond_init(&p->timer_cond);
     p->timers_inited = 1;
@@ -171,8 +171,8 @@ int tachy__pool_timers_init(tachy_server *srv) {
     return 0;
 }
 
-void tachy__pool_timers_run(tachy_server *srv) {
-    struct tachy__pool *p = srv->pool;
+void tachy__loop_timers_run(tachy_server *srv) {
+    struct tachy__loop *p = srv->loop;
     uint64_t ticks;
     if (read(p->timerfd, &ticks, sizeof ticks) < 0 && errno != EAGAIN)
         tachy__log(srv, TACHY_LOG_WARNING, "timerfd read: %s", strerror(errno));
@@ -197,7 +197,7 @@ void tachy__pool_timers_run(tachy_server *srv) {
      * in a thread when nobody waits for events; without any it sleeps until its next sweep
      * (up to a second), so make sure here that someone else waits for the next timer. */
     if (n > 0 && __atomic_load_n(&p->nconns, __ATOMIC_RELAXED) == 0)
-        tachy__pool_blocking(srv);
+        tachy__loop_blocking(srv);
 
     while (batch) {
         tachy_timer *t = batch;
@@ -223,8 +223,8 @@ void tachy__pool_timers_run(tachy_server *srv) {
     }
 }
 
-void tachy__pool_timers_close(tachy_server *srv) {
-    struct tachy__pool *p = srv->pool;
+void tachy__loop_timers_close(tachy_server *srv) {
+    struct tachy__loop *p = srv->loop;
     if (!p || !p->timers_inited)
         return;
     pthread_mutex_lock(&p->timer_lock);
@@ -242,8 +242,8 @@ void tachy__pool_timers_close(tachy_server *srv) {
     free(all);
 }
 
-void tachy__pool_timers_free(tachy_server *srv) {
-    struct tachy__pool *p = srv->pool;
+void tachy__loop_timers_free(tachy_server *srv) {
+    struct tachy__loop *p = srv->loop;
     if (!p->timers_inited)
         return;
     if (p->timerfd >= 0)
@@ -266,7 +266,7 @@ TACHY_API int tachy_timer_schedule(tachy_server *srv, long delay_ms, long period
     int st = atomic_load(&srv->state);
     if (st == TACHY__SRV_CREATED)
         return TACHY_ESTATE;
-    if (st != TACHY__SRV_STARTED || !srv->pool)
+    if (st != TACHY__SRV_STARTED || !srv->loop)
         return TACHY_ESTOPPED;
     tachy_timer *t = calloc(1, sizeof *t);
     if (!t)
@@ -278,7 +278,7 @@ TACHY_API int tachy_timer_schedule(tachy_server *srv, long delay_ms, long period
     t->idx = -1;
     atomic_init(&t->refs, out ? 2 : 1);
     atomic_fetch_add(&srv->refs, 1);
-    struct tachy__pool *p = srv->pool;
+    struct tachy__loop *p = srv->loop;
     pthread_mutex_lock(&p->timer_lock);
     int rc = p->timers_closed || p->timerfd < 0 ? TACHY_ESTOPPED : 0;
     if (rc == 0) {
@@ -306,7 +306,7 @@ TACHY_API int tachy_timer_schedule(tachy_server *srv, long delay_ms, long period
 TACHY_API int tachy_timer_cancel(tachy_timer *t) {
     if (!t)
         return TACHY_EINVAL;
-    struct tachy__pool *p = t->srv->pool;
+    struct tachy__loop *p = t->srv->loop;
     int prevented = 0;
     pthread_mutex_lock(&p->timer_lock);
     t->cancelled = 1;
@@ -326,10 +326,10 @@ TACHY_API int tachy_timer_cancel(tachy_timer *t) {
 }
 
 TACHY_API long tachy_timer_pending(tachy_server *srv) {
-    if (!srv || !srv->pool || !srv->pool->timers_inited)
+    if (!srv || !srv->loop || !srv->loop->timers_inited)
         return 0;
-    pthread_mutex_lock(&srv->pool->timer_lock);
-    long n = (long)srv->pool->ntimers;
-    pthread_mutex_unlock(&srv->pool->timer_lock);
+    pthread_mutex_lock(&srv->loop->timer_lock);
+    long n = (long)srv->loop->ntimers;
+    pthread_mutex_unlock(&srv->loop->timer_lock);
     return n;
 }
