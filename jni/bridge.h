@@ -21,29 +21,16 @@
 #define TACHY_JNI_NATIVE_CLASS "dev/tachy/httpserver/Native"
 
 /*
- * The option index tables: the long[] that Native.serverCreate receives (Java's Native.OPT_*)
- * and the one WsNative.attach receives (WsNative.OPT_*), in index order. Java spells the
- * same names with OPT_ in front; WireTest reads both tables through Native.wireOptionNames
- * and fails when a name or an index differs, so an option added on one side only is found.
+ * The option index tables: the long[] that Native.serverCreate receives (Java's Native.OPT_*:
+ * jni/wire.h's TACHY_WIRE_OPTIONS, with the tachy_options member each sets) and the one
+ * WsNative.attach receives (WsNative.OPT_*: TACHY_JNI_WS_OPTIONS below), in index order.
+ * Java spells the same names with OPT_ in front; WireTest reads both tables through
+ * Native.wireOptionNames and fails when a name or an index differs, so an option added on
+ * one side only is found.
  * An element equal to TACHY_JNI_OPT_DEFAULT (Long.MIN_VALUE: Native.OPT_DEFAULT,
  * WsNative.OPT_DEFAULT) keeps the C default (tachy_options_init, tachy_ws_options_init).
  */
 #define TACHY_JNI_OPT_DEFAULT INT64_MIN
-#define TACHY_JNI_OPTIONS(X)                                                                   \
-    X(MAX_REQ_HEADERS)                                                                         \
-    X(MAX_REQ_HEADER_SIZE)                                                                     \
-    X(MAX_REQ_TIME_MS)                                                                         \
-    X(MAX_RSP_TIME_MS)                                                                         \
-    X(IDLE_INTERVAL_MS)                                                                        \
-    X(MAX_IDLE_CONNECTIONS)                                                                    \
-    X(MAX_CONNECTIONS)                                                                         \
-    X(DRAIN_AMOUNT)                                                                            \
-    X(NODELAY)                                                                                 \
-    X(THREAD_STACK_SIZE)                                                                       \
-    X(THREAD_KEEPALIVE_MS)                                                                     \
-    X(LOG_LEVEL)                                                                               \
-    X(HTTP10_KEEPALIVE_MAX)                                                                    \
-    X(JDK_HEADER_RULES)
 #define TACHY_JNI_WS_OPTIONS(X)                                                                \
     X(MAX_MESSAGE)                                                                             \
     X(DEFLATE)                                                                                 \
@@ -56,9 +43,6 @@
     X(MAX_BACKLOG)                                                                             \
     X(BACKLOG_POLICY)
 
-#define TACHY_JNI_OPT_ENUM(name) TACHY_JNI_OPT_##name,
-enum { TACHY_JNI_OPTIONS(TACHY_JNI_OPT_ENUM) TACHY_JNI_OPT_COUNT };
-#undef TACHY_JNI_OPT_ENUM
 #define TACHY_JNI_WS_OPT_ENUM(name) TACHY_JNI_WS_OPT_##name,
 enum { TACHY_JNI_WS_OPTIONS(TACHY_JNI_WS_OPT_ENUM) TACHY_JNI_WS_OPT_COUNT };
 #undef TACHY_JNI_WS_OPT_ENUM

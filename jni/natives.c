@@ -57,9 +57,10 @@ static jobject JNICALL n_jdk_provider(JNIEnv *env, jclass cls) {
 
 /* ---- server ------------------------------------------------------------------------------- */
 
-static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) {
-    (void)cls;
-    jlong v[TACHY_JNI_OPT_COUNT];
+/* Reads Native.serverCreate's long[] (NULL: every default) onto w, which starts from
+ * tachy_options_init and log level 0. 0 or TACHY_EINVAL. */
+static int options_from_java(JNIEnv *env, jlongArray jopts, tachy_wire_options *w) {
+    int64_t v[TACHY_JNI_OPT_COUNT];
     for (int i = 0; i < TACHY_JNI_OPT_COUNT; i++) {
         v[i] = TACHY_JNI_OPT_DEFAULT;
     }
@@ -68,43 +69,39 @@ static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) 
         if (n > TACHY_JNI_OPT_COUNT) {
             n = TACHY_JNI_OPT_COUNT;
         }
-        (*env)->GetLongArrayRegion(env, jopts, 0, n, v);
+        (*env)->GetLongArrayRegion(env, jopts, 0, n, (jlong *)v);
         if ((*env)->ExceptionCheck(env)) {
             return TACHY_EINVAL;
         }
     }
-    tachy_options o;
-    tachy_options_init(&o);
-#define SET(idx, field, type)                                                                  \
-    if (v[idx] != TACHY_JNI_OPT_DEFAULT) {                                                     \
-        o.field = (type)v[idx];                                                                \
+    tachy_options_init(&w->o);
+    /* The provider's choices (jdk_header_rules: the JDK's unless -Dtachy.strictHeaders=true)
+     * are made in one place, ServerConfig.java; an option it leaves at OPT_DEFAULT keeps
+     * the C server's default (server/options.h). */
+    w->log_level = 0;
+    tachy_wire_options_apply(w, v, TACHY_JNI_OPT_DEFAULT);
+    return 0;
+}
+
+static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) {
+    (void)cls;
+    tachy_wire_options w;
+    if (options_from_java(env, jopts, &w) < 0) {
+        return TACHY_EINVAL;
     }
-    SET(TACHY_JNI_OPT_MAX_REQ_HEADERS, max_req_headers, int)
-    SET(TACHY_JNI_OPT_MAX_REQ_HEADER_SIZE, max_req_header_size, int)
-    SET(TACHY_JNI_OPT_MAX_REQ_TIME_MS, max_req_time_ms, long)
-    SET(TACHY_JNI_OPT_MAX_RSP_TIME_MS, max_rsp_time_ms, long)
-    SET(TACHY_JNI_OPT_IDLE_INTERVAL_MS, idle_interval_ms, long)
-    SET(TACHY_JNI_OPT_MAX_IDLE_CONNECTIONS, max_idle_connections, int)
-    SET(TACHY_JNI_OPT_MAX_CONNECTIONS, max_connections, int)
-    SET(TACHY_JNI_OPT_DRAIN_AMOUNT, drain_amount, long)
-    SET(TACHY_JNI_OPT_NODELAY, nodelay, int)
-    SET(TACHY_JNI_OPT_THREAD_STACK_SIZE, thread_stack_size, size_t)
-    SET(TACHY_JNI_OPT_THREAD_KEEPALIVE_MS, thread_keepalive_ms, long)
-    SET(TACHY_JNI_OPT_HTTP10_KEEPALIVE_MAX, http10_keepalive_max, int)
-    /* The provider's choice (the JDK's rules unless -Dtachy.strictHeaders=true) is made in
-     * one place, ServerConfig.java; a default here is the C server's (server/options.h). */
-    SET(TACHY_JNI_OPT_JDK_HEADER_RULES, jdk_header_rules, int)
-#undef SET
+    tachy_options o = w.o;
     /* The JDK's server does not check Host (RFC 9112 3.2), so neither does the provider; nor
      * has it a TLS handshake limit of its own: the connection's idle limit bounds it. */
     o.check_host = 0;
+    o.jdk_header_rules = o.jdk_header_rules != 0;
+    /* The JDK hands a path with "%00" to its handler (issue 27 item 4): so does the provider. */
+    o.path_nul = 1;
     o.tls_handshake_time_ms = o.idle_interval_ms;
     tachy_jni_server *js = calloc(1, sizeof *js);
     if (js == NULL) {
         return TACHY_ENOMEM;
     }
-    js->log_min =
-        v[TACHY_JNI_OPT_LOG_LEVEL] == TACHY_JNI_OPT_DEFAULT ? 0 : (int)v[TACHY_JNI_OPT_LOG_LEVEL];
+    js->log_min = w.log_level;
     o.on_thread_start = tachy_jni__thread_start;
     o.on_thread_stop = tachy_jni__thread_stop;
     js->daemon_threads = 1;
@@ -412,8 +409,10 @@ static jlong JNICALL n_wire_result(JNIEnv *env, jclass cls, jlong second, jint f
  * ws the WebSocket's. WireTest compares them with Native.OPT_* and WsNative.OPT_*. */
 static jobjectArray JNICALL n_wire_option_names(JNIEnv *env, jclass cls, jboolean ws) {
     (void)cls;
-#define NAME(n) #n,
-    static const char *const server[] = {TACHY_JNI_OPTIONS(NAME)};
+#define NAME(name, member, type) #name,
+    static const char *const server[] = {TACHY_WIRE_OPTIONS(NAME)};
+#undef NAME
+#define NAME(name) #name,
     static const char *const wsock[] = {TACHY_JNI_WS_OPTIONS(NAME)};
 #undef NAME
     const char *const *names = ws ? wsock : server;
@@ -430,6 +429,22 @@ static jobjectArray JNICALL n_wire_option_names(JNIEnv *env, jclass cls, jboolea
         }
         (*env)->SetObjectArrayElement(env, a, i, s);
         (*env)->DeleteLocalRef(env, s);
+    }
+    return a;
+}
+
+/* opts through serverCreate's mapping onto tachy_options and read back in index order. */
+static jlongArray JNICALL n_wire_options_echo(JNIEnv *env, jclass cls, jlongArray jopts) {
+    (void)cls;
+    tachy_wire_options w;
+    if (options_from_java(env, jopts, &w) < 0) {
+        return NULL;
+    }
+    int64_t v[TACHY_JNI_OPT_COUNT];
+    tachy_wire_options_read(&w, v);
+    jlongArray a = (*env)->NewLongArray(env, TACHY_JNI_OPT_COUNT);
+    if (a != NULL) {
+        (*env)->SetLongArrayRegion(env, a, 0, TACHY_JNI_OPT_COUNT, (const jlong *)v);
     }
     return a;
 }
@@ -524,6 +539,7 @@ static const JNINativeMethod k_methods[] = {
     M("wireResult", "(JII)J", n_wire_result),
     M("wireFramings", "()[I", n_wire_framings),
     M("wireOptionNames", "(Z)[Ljava/lang/String;", n_wire_option_names),
+    M("wireOptionsEcho", "([J)[J", n_wire_options_echo),
     M("close", "(JZ[BI)I", n_close),
     M("lend", "(J)I", n_lend),
     M("defer", "(J)I", n_defer),

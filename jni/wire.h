@@ -35,6 +35,61 @@
 #include <string.h>
 #include <sys/types.h>
 #include <tachy/exchange.h>
+#include <tachy/server.h>
+
+/*
+ * The server options (C <- Java): Native.serverCreate's long[], indexed by
+ * TACHY_JNI_OPT_<NAME> here and by Native.OPT_<NAME> in Java (Long.MIN_VALUE = keep the C
+ * default). X(NAME, member of tachy_wire_options, its C type), in index order. WireTest
+ * compares the names with Native's OPT_ constants (Native.wireOptionNames) and sends
+ * distinct values through natives.c's mapping and back (Native.wireOptionsEcho): a table
+ * changed on one side only fails there.
+ */
+#define TACHY_WIRE_OPTIONS(X)                                                                \
+    X(MAX_REQ_HEADERS, o.max_req_headers, int)                                               \
+    X(MAX_REQ_HEADER_SIZE, o.max_req_header_size, int)                                       \
+    X(MAX_REQ_TIME_MS, o.max_req_time_ms, long)                                              \
+    X(MAX_RSP_TIME_MS, o.max_rsp_time_ms, long)                                              \
+    X(IDLE_INTERVAL_MS, o.idle_interval_ms, long)                                            \
+    X(MAX_IDLE_CONNECTIONS, o.max_idle_connections, int)                                     \
+    X(MAX_CONNECTIONS, o.max_connections, int)                                               \
+    X(DRAIN_AMOUNT, o.drain_amount, long)                                                    \
+    X(NODELAY, o.nodelay, int)                                                               \
+    X(THREAD_STACK_SIZE, o.thread_stack_size, size_t)                                        \
+    X(THREAD_KEEPALIVE_MS, o.thread_keepalive_ms, long)                                      \
+    X(LOG_LEVEL, log_level, int)                                                             \
+    X(HTTP10_KEEPALIVE_MAX, o.http10_keepalive_max, int)                                     \
+    X(JDK_HEADER_RULES, o.jdk_header_rules, int)                                             \
+    X(CONTEXT_MATCH, o.context_match, int)
+
+#define TACHY_WIRE__OPT_ENUM(name, member, type) TACHY_JNI_OPT_##name,
+enum { TACHY_WIRE_OPTIONS(TACHY_WIRE__OPT_ENUM) TACHY_JNI_OPT_COUNT };
+#undef TACHY_WIRE__OPT_ENUM
+
+/* What the options array sets: the server's options, and the bridge's own log level (the
+ * lowest tachy_log_level forwarded to Java; 0 = none). */
+typedef struct tachy_wire_options {
+    tachy_options o;
+    int log_level;
+} tachy_wire_options;
+
+/* v[0, TACHY_JNI_OPT_COUNT) onto w; dflt (Native.OPT_DEFAULT) keeps the member as it is. */
+static inline void tachy_wire_options_apply(tachy_wire_options *w, const int64_t *v,
+                                            int64_t dflt) {
+#define TACHY_WIRE__OPT_SET(name, member, type)                                              \
+    if (v[TACHY_JNI_OPT_##name] != dflt) {                                                   \
+        w->member = (type)v[TACHY_JNI_OPT_##name];                                           \
+    }
+    TACHY_WIRE_OPTIONS(TACHY_WIRE__OPT_SET)
+#undef TACHY_WIRE__OPT_SET
+}
+
+/* w's members in index order into v (the test's way back). */
+static inline void tachy_wire_options_read(const tachy_wire_options *w, int64_t *v) {
+#define TACHY_WIRE__OPT_GET(name, member, type) v[TACHY_JNI_OPT_##name] = (int64_t)w->member;
+    TACHY_WIRE_OPTIONS(TACHY_WIRE__OPT_GET)
+#undef TACHY_WIRE__OPT_GET
+}
 
 #define TACHY_WIRE_SECOND_BITS 40
 #define TACHY_WIRE_FRAMING_SHIFT 40

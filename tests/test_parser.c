@@ -532,6 +532,22 @@ static void test_jdk_header_size(void **state) {
     assert_int_equal(req.num_headers, 2);
     assert_int_equal(req.headers[0].value.len, 1878);
 
+    /* Whitespace before the colon (or another bad name) is 400 on a line that fits, and
+     * closed without a response on one over the limit: the JDK reads the whole line
+     * before it looks at the name. "k :" + 1914 is 1917 bytes, 33 + 1917 = 1950. */
+    n = jdk_head(b, sizeof b, "k :", 1914, "\r\n");
+    assert_int_equal(parse_end(b, n, &req, &jdk, &err), TACHY__PARSE_ERROR);
+    assert_int_equal(err.status, 400);
+    n = jdk_head(b, sizeof b, "k :", 1917, "\r\n");
+    EXPECT_CLOSED(b, n, &jdk, JDK_SIZE);
+    n = jdk_head(b, sizeof b, "k@:", 1917, "\r\n");
+    EXPECT_CLOSED(b, n, &jdk, JDK_SIZE);
+    n = jdk_head(b, sizeof b, "k :", 1914, "");
+    assert_int_equal(parse_end(b, n - 2, &req, &jdk, &err), TACHY__PARSE_INCOMPLETE);
+    /* strict: 400 as soon as the space is seen */
+    assert_int_equal(parse_end(b, 20, &req, &strict, &err), TACHY__PARSE_ERROR);
+    assert_int_equal(err.status, 400);
+
     /* The request line: at most 2000 - 32 bytes, then closed (not 414). */
     memset(b, 'a', sizeof b);
     memcpy(b, "GET /", 5);

@@ -69,9 +69,15 @@ static void test_stop_unstarted_and_destroy_running(void **state) {
     ts_close(fd);
 }
 
-static void test_context_rules(void **state) {
-    (void)state;
-    tachy_server *s = ts_server(NULL);
+/* Contexts /foo, /bar/ and /foo/deep under the server's context_match: the cases that
+ * differ are marked. */
+static void context_rules(int string_prefix) {
+    tachy_options o;
+    tachy_options_init(&o);
+    assert_int_equal(o.context_match, TACHY_CONTEXT_MATCH_PATH_PREFIX); /* the default */
+    if (string_prefix)
+        o.context_match = TACHY_CONTEXT_MATCH_STRING_PREFIX;
+    tachy_server *s = ts_server(&o);
     tachy_context *foo;
     assert_int_equal(tachy_server_create_context(s, "/foo", ts_named_handler, "foo", &foo), 0);
     assert_int_equal(tachy_server_create_context(s, "/foo", ts_named_handler, "dup", NULL), TACHY_EEXISTS);
@@ -87,10 +93,14 @@ static void test_context_rules(void **state) {
         const char *body;
     } cases[] = {
         {"/foo", 200, "foo:/foo"},
-        {"/foobar", 200, "foo:/foobar"}, /* the JDK matches plain string prefixes */
+        /* string prefix (the JDK up to 26): /foo serves /foobar; path prefix: a segment
+         * must match whole */
+        {"/foobar", string_prefix ? 200 : 404, string_prefix ? "foo:/foobar" : NULL},
+        {"/foo/", 200, "foo:/foo/"},
         {"/foo/x", 200, "foo:/foo/x"},
-        {"/foo/deep/er", 200, "deep:/foo/deep/er"}, /* longest prefix wins */
-        {"/bar", 404, NULL},
+        {"/foo/deep/er", 200, "deep:/foo/deep/er"}, /* longest match wins */
+        {"/foo/deeper", 200, string_prefix ? "deep:/foo/deeper" : "foo:/foo/deeper"},
+        {"/bar", 404, NULL},                        /* "/bar/" is not a prefix of "/bar" */
         {"/bar/", 200, "bar/:/bar/"},
         {"/bar/x", 200, "bar/:/bar/x"},
         {"/", 404, NULL},
@@ -105,7 +115,8 @@ static void test_context_rules(void **state) {
             assert_string_equal(b, cases[i].body);
         free(b);
     }
-    assert_ptr_equal(tachy_server_find_context(s, "/foobar"), foo);
+    assert_ptr_equal(tachy_server_find_context(s, "/foobar"), string_prefix ? foo : NULL);
+    assert_ptr_equal(tachy_server_find_context(s, "/foo/bar"), foo);
     assert_int_equal(tachy_server_remove_context(s, "/nope"), TACHY_ENOTFOUND);
     assert_int_equal(tachy_server_remove_context(s, "/foo/deep"), 0);
     int st;
@@ -121,6 +132,128 @@ static void test_context_rules(void **state) {
     assert_int_equal(tachy_context_set_handler(bar, ts_named_handler, "new"), 0);
     b = ts_get(port, "/bar/", &st);
     assert_string_equal(b, "new:/bar/");
+    free(b);
+    ts_stop(s);
+}
+
+/* The default: path-prefix matching (JDK 27's pathMatcher=pathPrefix). */
+static void test_context_rules(void **state) {
+    (void)state;
+    context_rules(0);
+}
+
+/* TACHY_CONTEXT_MATCH_STRING_PREFIX: the JDK's rule up to 26. */
+static void test_context_rules_string_prefix(void **state) {
+    (void)state;
+    context_rules(1);
+}
+
+/* A context "/" serves every path under both rules, and a value that is neither rule is
+ * the default (path prefix). */
+static void test_context_match_root_and_unknown_value(void **state) {
+    (void)state;
+    tachy_options o;
+    tachy_options_init(&o);
+    o.context_match = 7;
+    tachy_server *s = ts_server(&o);
+    assert_int_equal(tachy_server_options(s)->context_match, TACHY_CONTEXT_MATCH_PATH_PREFIX);
+    tachy_server_create_context(s, "/", ts_named_handler, "root", NULL);
+    tachy_server_create_context(s, "/a", ts_named_handler, "a", NULL);
+    int port = ts_start(s);
+    int st;
+    char *b = ts_get(port, "/ab", &st);
+    assert_string_equal(b, "root:/ab");
+    free(b);
+    b = ts_get(port, "/a/b", &st);
+    assert_string_equal(b, "a:/a/b");
+    free(b);
+    ts_stop(s);
+}
+
+/* Handler for the attribute tests: reads attribute "who" (a string), answers it (or
+ * "none"), then stores the request's query there. */
+static int stamp_handler(tachy_exchange *ex, void *user) {
+    (void)user;
+    static char seen[2][16];
+    static int turn;
+    const char *prev = tachy_exchange_attribute(ex, "who");
+    char body[32];
+    snprintf(body, sizeof body, "%s", prev ? prev : "none");
+    const char *q = tachy_exchange_request_query(ex);
+    char *slot = seen[turn++ & 1];
+    snprintf(slot, sizeof seen[0], "%s", q ? q : "");
+    assert_int_equal(tachy_exchange_set_attribute(ex, "who", slot), 0);
+    assert_ptr_equal(tachy_exchange_attribute(ex, "who"), slot);
+    size_t n = strlen(body);
+    tachy_exchange_send_response_headers(ex, 200, (int64_t)n);
+    tachy_exchange_write(ex, body, n);
+    return tachy_exchange_close(ex);
+}
+
+/* exchange_attributes: per exchange by default (JDK 26+), nothing one request stamps is
+ * seen by the next; TACHY_ATTRIBUTES_CONTEXT shares the context's map (the JDK up to 25). */
+static void exchange_attributes(int context) {
+    tachy_options o;
+    tachy_options_init(&o);
+    assert_int_equal(o.exchange_attributes, TACHY_ATTRIBUTES_EXCHANGE);
+    if (context)
+        o.exchange_attributes = TACHY_ATTRIBUTES_CONTEXT;
+    tachy_server *s = ts_server(&o);
+    tachy_context *c;
+    tachy_server_create_context(s, "/", stamp_handler, NULL, &c);
+    int port = ts_start(s);
+    int st;
+    char *b = ts_get(port, "/?alice", &st);
+    assert_string_equal(b, "none");
+    free(b);
+    b = ts_get(port, "/?bob", &st);
+    assert_string_equal(b, context ? "alice" : "none");
+    free(b);
+    const char *v = tachy_context_attribute(c, "who");
+    if (context)
+        assert_string_equal(v, "bob");
+    else
+        assert_null(v);
+    ts_stop(s);
+}
+
+static void test_exchange_attributes_are_per_exchange(void **state) {
+    (void)state;
+    exchange_attributes(0);
+}
+
+static void test_exchange_attributes_in_the_context(void **state) {
+    (void)state;
+    exchange_attributes(1);
+}
+
+/* path_nul: "%00" in the path is 400 by default; with path_nul = 1 it reaches the handler,
+ * matched on the whole decoded path (a NUL is not a '/': context /a does not serve
+ * "/a%00"; context "/a" does serve "/a/%00"). */
+static void test_path_nul(void **state) {
+    (void)state;
+    tachy_server *s = ts_server(NULL);
+    tachy_server_create_context(s, "/", ts_named_handler, "root", NULL);
+    int port = ts_start(s);
+    assert_int_equal(ts_status(port, "GET /aFile%00.txt HTTP/1.1\r\nHost: t\r\n\r\n"), 400);
+    ts_stop(s);
+    tachy_options o;
+    tachy_options_init(&o);
+    o.path_nul = 1;
+    s = ts_server(&o);
+    tachy_server_create_context(s, "/", ts_named_handler, "root", NULL);
+    tachy_server_create_context(s, "/a", ts_named_handler, "a", NULL);
+    port = ts_start(s);
+    int st;
+    char *b = ts_get(port, "/aFile%00.txt", &st);
+    assert_int_equal(st, 200);
+    assert_string_equal(b, "root:/aFile"); /* the C string ends at the NUL */
+    free(b);
+    b = ts_get(port, "/a%00", &st);
+    assert_string_equal(b, "root:/a");
+    free(b);
+    b = ts_get(port, "/a/%00x", &st);
+    assert_string_equal(b, "a:/a/");
     free(b);
     ts_stop(s);
 }
@@ -398,6 +531,11 @@ int main(void) {
         cmocka_unit_test(test_stop_unstarted_and_destroy_running),
         cmocka_unit_test(test_context_rules),
         cmocka_unit_test(test_context_attributes),
+        cmocka_unit_test(test_context_rules_string_prefix),
+        cmocka_unit_test(test_context_match_root_and_unknown_value),
+        cmocka_unit_test(test_exchange_attributes_are_per_exchange),
+        cmocka_unit_test(test_exchange_attributes_in_the_context),
+        cmocka_unit_test(test_path_nul),
         cmocka_unit_test(test_filter_chain_order),
         cmocka_unit_test(test_basic_authenticator),
         cmocka_unit_test(test_reuseport_two_servers),

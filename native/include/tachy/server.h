@@ -149,7 +149,49 @@ typedef struct tachy_options {
      * user). 0 (the default): a second bind to the port fails with TACHY_EADDRINUSE.
      */
     int reuseport;
+    /*
+     * How a request path finds its context (HttpServer's context matching; the longest
+     * matching context path wins either way):
+     *   TACHY_CONTEXT_MATCH_PATH_PREFIX (the default): the context path must be the request
+     *     path or a prefix of it that ends at a '/' - "/foo" serves "/foo", "/foo/" and
+     *     "/foo/bar" but not "/foobar"; "/foo/" serves "/foo/" and "/foo/bar" but not "/foo".
+     *     JDK 27's default (JDK-8272758, sun.net.httpserver.pathMatcher=pathPrefix).
+     *   TACHY_CONTEXT_MATCH_STRING_PREFIX: any string prefix - "/foo" serves "/foobar" too.
+     *     The JDK's rule up to 26 (and JDK 27's pathMatcher=stringPrefix).
+     * Any other value is the default.
+     */
+    int context_match;
+    /*
+     * Where tachy_exchange_set_attribute / tachy_exchange_attribute keep attributes
+     * (HttpExchange.setAttribute / getAttribute):
+     *   TACHY_ATTRIBUTES_EXCHANGE (the default): per exchange, gone when it ends. JDK 26's
+     *     default (JDK-7105350): a principal stamped into one request's attributes cannot
+     *     leak into the next.
+     *   TACHY_ATTRIBUTES_CONTEXT: in the exchange's context, as tachy_context_set_attribute
+     *     (no free function), shared by every exchange of the context and kept after it -
+     *     the JDK's behaviour up to 25 (and JDK 26's jdk.httpserver.attributes=context).
+     * Any other value is the default.
+     */
+    int exchange_attributes;
+    /*
+     * tachy: 0 (the default) = a request whose decoded path holds a NUL byte ("%00") gets
+     * 400 and the connection closes: a C handler would see the path cut short, and
+     * "/a.txt%00.jpg" pass for "/a.txt". 1 = passed on as the JDK does (the Java provider's
+     * setting): contexts are matched on the whole decoded path, and
+     * tachy_exchange_request_path returns it up to the NUL (the raw target is in
+     * tachy_exchange_request_uri).
+     */
+    int path_nul;
 } tachy_options;
+
+/* tachy_options.context_match */
+enum tachy_context_match {
+    TACHY_CONTEXT_MATCH_PATH_PREFIX = 0,
+    TACHY_CONTEXT_MATCH_STRING_PREFIX = 1
+};
+
+/* tachy_options.exchange_attributes */
+enum tachy_exchange_attributes { TACHY_ATTRIBUTES_EXCHANGE = 0, TACHY_ATTRIBUTES_CONTEXT = 1 };
 
 /* Fills opt with the defaults above. Any thread. */
 TACHY_API void tachy_options_init(tachy_options *opt);
@@ -217,8 +259,9 @@ TACHY_API int tachy_server_create_context(tachy_server *srv, const char *path,
 TACHY_API int tachy_server_remove_context(tachy_server *srv, const char *path);
 TACHY_API int tachy_server_remove_context_handle(tachy_server *srv, tachy_context *ctx);
 
-/* The context that would serve path (decoded request path), or NULL: the JDK's rule, the
- * longest context path that is a plain string prefix of path. Borrowed. Any thread. */
+/* The context that would serve path (decoded request path), or NULL: the longest context
+ * path that matches path by the server's tachy_options.context_match (by default a path
+ * prefix: "/foo" matches "/foo/bar", not "/foobar"). Borrowed. Any thread. */
 TACHY_API tachy_context *tachy_server_find_context(tachy_server *srv, const char *path);
 
 /* Number of open connections (for tests and metrics). Any thread. */

@@ -136,12 +136,16 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
         if (dl < 0)
             return TACHY_ENOMEM;
         /* "%00" would cut the C string short and let "/a.txt%00.jpg" pass for "/a.txt":
-         * refused (a deliberate difference from the JDK, which keeps the NUL). Only a
-         * decoded escape can produce one, and each shortens the path. */
-        if ((size_t)dl != plen && memchr(w, '\0', (size_t)dl))
+         * refused unless opt.path_nul (the Java provider: the JDK keeps the NUL and hands
+         * the request to its handler). Only a decoded escape can produce one, and each
+         * shortens the path. */
+        if ((size_t)dl != plen && !c->srv->opt.path_nul && memchr(w, '\0', (size_t)dl))
             return TACHY_EINVAL;
         w += dl;
-    } /* else URI.getPath() is "": no context matches it (paths start with '/') */
+        ex->path_len = (size_t)dl;
+    } else {
+        ex->path_len = 0; /* URI.getPath() is "": no context matches it (paths start '/') */
+    }
     *w++ = '\0';
     char *hcopy = w;
     if (hlen > 0) {
@@ -583,6 +587,9 @@ TACHY_API int tachy_exchange_defer(tachy_exchange *ex) {
 TACHY_API int tachy_exchange_set_attribute(tachy_exchange *ex, const char *name, void *value) {
     if (!ex || !name)
         return TACHY_EINVAL;
+    /* The JDK up to 25 (and 26+ with jdk.httpserver.attributes=context): the context's map */
+    if (ex->ctx && ex->conn->srv->opt.exchange_attributes == TACHY_ATTRIBUTES_CONTEXT)
+        return tachy_context_set_attribute(ex->ctx, name, value, NULL);
     for (size_t i = 0; i < ex->nattrs; i++) {
         if (strcmp(ex->attrs[i].name, name) == 0) {
             if (value) {
@@ -610,6 +617,8 @@ TACHY_API int tachy_exchange_set_attribute(tachy_exchange *ex, const char *name,
 TACHY_API void *tachy_exchange_attribute(const tachy_exchange *ex, const char *name) {
     if (!ex || !name)
         return NULL;
+    if (ex->ctx && ex->conn->srv->opt.exchange_attributes == TACHY_ATTRIBUTES_CONTEXT)
+        return tachy_context_attribute(ex->ctx, name);
     for (size_t i = 0; i < ex->nattrs; i++)
         if (strcmp(ex->attrs[i].name, name) == 0)
             return ex->attrs[i].value;

@@ -114,6 +114,7 @@ struct tachy_exchange {
     /* request */
     tachy__buf strs;          /* method, uri, path, query, protocol (NUL-separated) */
     const char *method, *uri, *path, *query, *protocol;
+    size_t path_len;          /* the decoded path's length (NUL bytes in it: opt.path_nul) */
     int http10;
     int is_head;
     tachy_headers *req_headers;

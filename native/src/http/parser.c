@@ -191,7 +191,8 @@ static int parse_request_line(const char *buf, size_t len, size_t start, size_t 
  * - The header array is not a limit: when it is full, TACHY__PARSE_MORE_HEADERS asks the
  *   caller for a bigger one (lines are bounded by max_header_bytes, 35 bytes each at least).
  * Everything else is as strict as without them: bare CR, CTLs in values, invalid names and
- * whitespace before the colon are 400 (the JDK answers 400 to the last two as well). The
+ * whitespace before the colon are 400 (the JDK answers 400 to the last two as well, once it
+ * has read the whole line: one over maxReqHeaderSize is closed without a response). The
  * strict parse below is the same function specialised with jdk = 0, so none of this costs
  * the default mode an instruction.
  */
@@ -207,6 +208,20 @@ static const char R_JDK_COUNT[] =
 static inline size_t jdk_line_limit(size_t ls, size_t used, size_t max) {
     size_t budget = max - used > JDK_LINE_COST ? max - used - JDK_LINE_COST : 0;
     return budget > SIZE_MAX - ls ? SIZE_MAX : ls + budget;
+}
+
+/* JDK rules: whether the field line whose content goes on at p ends (CR or LF) before the
+ * content limit plim - which the line end itself may sit at: 1, 0 (over the limit), or -1
+ * (not known yet: the buffer ends first). */
+static inline int jdk_line_fits(const char *buf, size_t p, size_t len, size_t plim) {
+    size_t stop = TACHY__MIN(plim, len);
+    while (p < stop && buf[p] != '\r' && buf[p] != '\n')
+        p++;
+    if (p < stop)
+        return 1;
+    if (p == len)
+        return -1;
+    return buf[p] == '\r' || buf[p] == '\n';
 }
 
 static inline int same_name(const tachy__str *a, const tachy__str *b) {
@@ -419,15 +434,24 @@ parse_head(const char *buf, size_t len, tachy__request *req, const tachy__limits
         c = (unsigned char)buf[p];
         if (is_tchar(c))
             TOO_LARGE();
-        if (c != ':') {
+        if (c != ':' || p == name) {
+            /* The JDK reads the whole line before it looks at the name: a malformed name on
+             * a line over maxReqHeaderSize closes the connection without a response. */
+            if (jdk) {
+                int fits = jdk_line_fits(buf, p, len, plim);
+                if (fits < 0)
+                    RET(TACHY__PARSE_INCOMPLETE);
+                if (!fits)
+                    TOO_LARGE();
+            }
+            if (c == ':')
+                RET(fail(err, 400, R_KEY));
             if (is_ows(c))
                 RET(fail(err, 400, R_KEY_SPACE));
             if (c == '\r' || c == '\n')
                 RET(fail(err, 400, R_NO_COLON));
             RET(fail(err, 400, R_KEY));
         }
-        if (p == name)
-            RET(fail(err, 400, R_KEY));
         name_end = p;
         HEADER_BYTE(); /* ':' */
 

@@ -80,10 +80,13 @@ void tachy__loop_adopt(tachy_server *srv, int fd, const struct sockaddr_storage 
     c->peer_len = plen;
     c->backlog_drain = drain;
     c->local_len = 0; /* getsockname() when someone asks (http/exchange.c) */
-    /* Until its first byte a new connection waits idleInterval, as the JDK's does
-     * (maxReqTime counts from the request's first byte: http/conn.c); an HTTPS one must
-     * finish its handshake within tls_handshake_time_ms (tls/handshake.c). */
+    /* Until its first byte a new connection waits idleInterval, or maxReqTime when that is
+     * shorter, as the JDK's does (its NEWLY_ACCEPTED_CONN_IDLE_INTERVAL; once bytes come,
+     * maxReqTime counts from the first one: http/conn.c); an HTTPS one must finish its
+     * handshake within tls_handshake_time_ms (tls/handshake.c). */
     long limit = o->idle_interval_ms;
+    if (o->max_req_time_ms > 0 && o->max_req_time_ms < limit)
+        limit = o->max_req_time_ms;
     if (srv->tls && o->tls_handshake_time_ms < limit)
         limit = o->tls_handshake_time_ms;
     atomic_store(&c->deadline, tachy__now_ms() + limit);

@@ -16,6 +16,7 @@
  *   NONNEG    < 0 becomes 0
  *   NONZERO   0 becomes the default
  *   MINSTACK  below 64 KiB (but not 0 = the system's default) becomes 64 KiB
+ *   CHOICE2   a choice of two (0 or 1): anything else becomes the default
  */
 #define TACHY__OPTIONS(X)                                                                   \
     X(max_req_headers, 200, POSITIVE)          /* sun.net.httpserver.maxReqHeaders */       \
@@ -37,7 +38,10 @@
     X(tls_handshake_time_ms, 10000, POSITIVE)                                               \
     X(jdk_header_rules, 0, KEEP)               /* tachy: 0 = 431/400 (the provider: 1) */\
     X(proxy_protocol, 0, KEEP)                 /* tachy: PROXY protocol header (edge/) */   \
-    X(reuseport, 0, KEEP)                      /* tachy: SO_REUSEPORT at bind */
+    X(reuseport, 0, KEEP)                      /* tachy: SO_REUSEPORT at bind */           \
+    X(context_match, 0, CHOICE2)               /* sun.net.httpserver.pathMatcher (JDK 27) */\
+    X(exchange_attributes, 0, CHOICE2)         /* jdk.httpserver.attributes (JDK 26) */     \
+    X(path_nul, 0, KEEP)                       /* tachy: 0 = "%00" in the path is 400 */
 
 #define TACHY__OPT_MIN_STACK (64 * 1024)
 /* tachy_options.proxy_trusted: at most this many networks. */

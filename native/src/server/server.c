@@ -38,6 +38,7 @@ TACHY_API void tachy_options_init(tachy_options *opt) {
 #define TACHY__FIX_NONNEG(v, def) ((v) < 0 ? 0 : (v))
 #define TACHY__FIX_NONZERO(v, def) ((v) == 0 ? (def) : (v))
 #define TACHY__FIX_MINSTACK(v, def) ((v) && (v) < TACHY__OPT_MIN_STACK ? TACHY__OPT_MIN_STACK : (v))
+#define TACHY__FIX_CHOICE2(v, def) ((v) == 0 || (v) == 1 ? (v) : (def))
 
 static void options_fix(tachy_options *o) {
 #define TACHY__OPT_FIX(field, def, fix) o->field = TACHY__FIX_##fix(o->field, def);

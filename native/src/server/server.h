@@ -133,8 +133,10 @@ void tachy__log(const tachy_server *srv, int level, const char *fmt, ...)
 
 /* Drops one reference to a context (the server's list holds one, each exchange one). */
 void tachy__context_release(tachy_context *ctx);
-/* The context serving path (the JDK's longest-prefix rule), or NULL. srv->lock held. */
-tachy_context *tachy__server_find_context_locked(tachy_server *srv, const char *path);
+/* The context serving the decoded request path path[0,len) (the longest context path that
+ * matches it by opt.context_match), or NULL. srv->lock held. */
+tachy_context *tachy__server_find_context_locked(tachy_server *srv, const char *path,
+                                                 size_t len);
 
 /* ---- filter.c, auth.c --------------------------------------------------------------- */
 

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Contexts: /ok (reads the body, answers "ok"), /noread (answers without reading),
  * /sleep?ms (sleeps, then answers), /chunked (a chunked "abc"), /slowrsp (chunked "a", then stalls 8 s, then "b"),
- * /echo. It prints "PORT n", and exits when its stdin closes or after 120 s.
+ * /echo, /attr (answers the attribute "who", then sets it to the query). It prints "PORT n", and exits when its stdin closes or after 120 s.
  */
 public final class ChildServer {
 
@@ -44,6 +44,13 @@ public final class ChildServer {
         s.createContext("/ok", TestServer.OK);
         s.createContext("/echo", TestServer.ECHO);
         s.createContext("/noread", ex -> TestServer.respond(ex, 200, "noread"));
+        // answers the exchange attribute "who" as it finds it (or "none"), then sets it to
+        // the query: what the next exchange finds says whether attributes are shared
+        s.createContext("/attr", ex -> {
+            Object who = ex.getAttribute("who");
+            ex.setAttribute("who", ex.getRequestURI().getQuery());
+            TestServer.respond(ex, 200, who == null ? "none" : who.toString());
+        });
         s.createContext("/sleep", ex -> {
             try {
                 Thread.sleep(Long.parseLong(ex.getRequestURI().getQuery()));

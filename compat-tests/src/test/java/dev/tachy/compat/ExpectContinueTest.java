@@ -20,7 +20,11 @@ class ExpectContinueTest {
         try (TestServer s = TestServer.start(TestServer.ECHO); RawClient c = s.raw()) {
             c.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n");
             RawClient.Response interim = c.read();
-            assertEquals("HTTP/1.1 100 Continue\r\nContent-Length: 0\r\n\r\n", interim.rawHead);
+            // The JDK adds "Content-Length: 0"; RFC 9110 8.6 forbids it in a 1xx, and tachy
+            // sends the bare status line (no client tells them apart: the HttpClient and
+            // HttpURLConnection tests below see the same on both).
+            assertEquals(Compat.isTachy() ? "HTTP/1.1 100 Continue\r\n\r\n"
+                    : "HTTP/1.1 100 Continue\r\nContent-Length: 0\r\n\r\n", interim.rawHead);
             c.send("hello");
             RawClient.Response fin = c.read();
             assertEquals(200, fin.code);

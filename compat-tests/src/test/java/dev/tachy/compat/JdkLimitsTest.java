@@ -150,6 +150,25 @@ class JdkLimitsTest {
     }
 
     /**
+     * Issue 27 item 3: the JDK reads a whole header line before it looks at its name, so
+     * "k :" + a value on a line over maxReqHeaderSize is closed without a response, and
+     * the same line one byte shorter (within the limit: 1919 bytes, as "X-a: " + 1914
+     * above) is 400.
+     */
+    @Test
+    void spaceBeforeTheColonAtTheSizeLimitIsClosed() throws Exception {
+        try (ChildServer.Handle h = ChildServer.start(Map.of("sun.net.httpserver.maxReqHeaderSize", "2000"))) {
+            try (RawClient c = h.raw()) {
+                assertEquals(400, c.send(one("k :" + "v".repeat(1916) + "\r\n")).read().code, "fits: 400");
+            }
+            try (RawClient c = h.raw()) {
+                c.send(one("k :" + "v".repeat(1917) + "\r\n"));
+                assertTrue(c.closedByServer(), "over the limit: closed without a response");
+            }
+        }
+    }
+
+    /**
      * Item 8: the JDK drains at most drainAmount bytes of an unread body; a body of drainAmount
      * bytes or more closes the connection after the exchange, a shorter one is drained and the
      * connection reused.
@@ -171,17 +190,40 @@ class JdkLimitsTest {
     }
 
     /**
-     * Item 9, maxReqTime: the JDK's timer starts at the request's first byte; a new connection
-     * that stays silent for 5 s is still served under maxReqTime=3 (its idle limit is
-     * min(idleInterval, maxReqTime), swept every clockTick = 10 s from the server's creation,
-     * so the first sweep comes after this request).
+     * Item 9 and issue 27 item 2: maxReqTime counts from the request's first byte: a head
+     * whose first byte comes 2 s after the connect and whose end 2 s later is served under
+     * maxReqTime=3 (4 s from the connect, 2 s from the first byte). With clockTick=200 the
+     * JDK sweeps every 200 ms, so this is the rule and not its 10 s timer's phase.
      */
     @Test
     void maxReqTimeStartsAtTheFirstByte() throws Exception {
-        try (ChildServer.Handle h = ChildServer.start(Map.of("sun.net.httpserver.maxReqTime", "3"))) {
+        try (ChildServer.Handle h = ChildServer.start(Map.of("sun.net.httpserver.maxReqTime", "3",
+                "sun.net.httpserver.clockTick", "200"))) {
             try (RawClient c = h.raw()) {
-                Thread.sleep(5000);
-                assertTrue(served(c.send("GET /ok HTTP/1.1\r\nHost: a\r\n\r\n")), "served after 5 s of silence");
+                Thread.sleep(2000);
+                c.send("GET /ok HTTP/1.1\r\n");
+                Thread.sleep(2000);
+                assertTrue(served(c.send("Host: a\r\n\r\n")), "served 2 s after its first byte");
+            }
+        }
+    }
+
+    /**
+     * Issue 27 item 2: a new connection that sends nothing waits min(idleInterval,
+     * maxReqTime) (the JDK's newly accepted connections), not idleInterval: under
+     * maxReqTime=2 it is closed after about 2 s (the JDK at its next sweep, every clockTick:
+     * 200 ms here, 10 s by default), long before the 30 s idle interval.
+     */
+    @Test
+    void silentNewConnectionIsClosedAfterMaxReqTime() throws Exception {
+        try (ChildServer.Handle h = ChildServer.start(Map.of("sun.net.httpserver.maxReqTime", "2",
+                "sun.net.httpserver.clockTick", "200"))) {
+            try (RawClient c = h.raw()) {
+                long t0 = System.nanoTime();
+                c.timeout(12_000);
+                assertTrue(c.closedByServer(), "closed before 12 s");
+                long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+                assertTrue(ms >= 1500 && ms < 8000, "closed after " + ms + " ms");
             }
         }
     }

@@ -474,7 +474,7 @@ class StatusAndHeadersTest {
      * response.
      */
     @ParameterizedTest
-    @CsvSource({"added", "replaced", "set", "add"})
+    @CsvSource({"added", "replaced", "set", "add", "nullList"})
     void nullResponseHeaderValueFailsSendResponseHeaders(String how) throws Exception {
         BlockingQueue<String> outcome = new ArrayBlockingQueue<>(2);
         try (TestServer s = TestServer.start(ex -> {
@@ -484,6 +484,14 @@ class StatusAndHeadersTest {
                             case "added": h.set("X-null", "a"); h.get("X-null").add(null); break;
                             case "replaced": h.set("X-null", "a"); h.get("X-null").set(0, null); break;
                             case "set": h.set("X-null", null); break;
+                            case "nullList": // issue 27 item 1: the list itself, past Headers' checks
+                                h.set("X-null", "a");
+                                for (Map.Entry<String, List<String>> e : h.entrySet()) {
+                                    if (e.getKey().equals("X-null")) {
+                                        e.setValue(null);
+                                    }
+                                }
+                                break;
                             default: h.add("X-null", null); break;
                         }
                     } catch (NullPointerException e) {

@@ -168,6 +168,35 @@ class SimpleFileServerTest {
         }
     }
 
+    /**
+     * Issue 27 item 4: a target with an encoded NUL reaches the file handler (which answers
+     * 404: it cannot resolve the path) and the VERBOSE output filter logs the exchange, on
+     * the JDK and on tachy (which refused it with 400 itself before).
+     */
+    @Test
+    void encodedNulReachesTheFileHandlerAndTheOutputFilter() throws Exception {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        PrintStream ps = new PrintStream(log, true, StandardCharsets.UTF_8);
+        try (TestServer s = TestServer.bound()) {
+            var ctx = s.context("/", SimpleFileServer.createFileHandler(root));
+            ctx.getFilters().add(SimpleFileServer.createOutputFilter(ps, OutputLevel.VERBOSE));
+            s.started();
+            try (RawClient c = s.raw()) {
+                RawClient.Response r = c.send("GET /aFile%00.txt HTTP/1.1\r\nHost: a\r\n\r\n").read();
+                assertEquals(404, r.code, r.statusLine);
+            }
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!log.toString(StandardCharsets.UTF_8).contains("could not resolve request URI path")
+                    && System.nanoTime() < end) {
+                Thread.sleep(10);
+            }
+            String out = log.toString(StandardCharsets.UTF_8);
+            assertTrue(out.contains("GET /aFile%00.txt HTTP/1.1\" 404"), out);
+            assertTrue(out.contains("Resource requested: could not resolve request URI path"), out);
+            assertTrue(out.contains("> Host: a"), out);
+        }
+    }
+
     @Test
     void argumentChecks() {
         assertThrows(IllegalArgumentException.class, () -> SimpleFileServer.createFileHandler(Path.of("relative")));

@@ -56,8 +56,8 @@ final class Native {
     /** TACHY_EWOULDBLOCK (-33): the exchange is held and the call would block. */
     static final int EWOULDBLOCK = -33;
 
-    /* ---- indexes into the long[] given to serverCreate: jni/bridge.h TACHY_JNI_OPTIONS,
-     * name for name (WireTest fails when the two differ) ------------------------------- */
+    /* ---- indexes into the long[] given to serverCreate: jni/wire.h's TACHY_WIRE_OPTIONS
+     * table, in its order (WireTest.optionIndexTablesMatchC fails when the two differ) ------ */
     static final int OPT_MAX_REQ_HEADERS = 0;
     static final int OPT_MAX_REQ_HEADER_SIZE = 1;
     static final int OPT_MAX_REQ_TIME_MS = 2;
@@ -72,7 +72,11 @@ final class Native {
     static final int OPT_LOG_LEVEL = 11; /* lowest tachy_log_level forwarded to Java; 0 = none */
     static final int OPT_HTTP10_KEEPALIVE_MAX = 12;
     static final int OPT_JDK_HEADER_RULES = 13; /* tachy_options.jdk_header_rules (ServerConfig) */
-    static final int OPT_COUNT = 14;
+    static final int OPT_CONTEXT_MATCH = 14; /* tachy_options.context_match (CONTEXT_MATCH_*) */
+    static final int OPT_COUNT = 15;
+    /** tachy_options.context_match: TACHY_CONTEXT_MATCH_PATH_PREFIX / _STRING_PREFIX. */
+    static final int CONTEXT_MATCH_PATH_PREFIX = 0;
+    static final int CONTEXT_MATCH_STRING_PREFIX = 1;
     /** Value meaning "keep the C default" in the options array. */
     static final long OPT_DEFAULT = Long.MIN_VALUE;
 
@@ -157,9 +161,14 @@ final class Native {
     /** C's tachy_response_framing values, then TACHY_WIRE_CL_NONE, _GIVEN, _ZERO. */
     static native int[] wireFramings();
 
-    /** The names of jni/bridge.h's option index tables in index order (without OPT_): the
-     * server's (Native.OPT_*), or with ws the WebSocket's (WsNative.OPT_*). For WireTest. */
+    /** The names of the option index tables in index order (without OPT_): the server's
+     * (jni/wire.h TACHY_WIRE_OPTIONS, Native.OPT_*), or with ws the WebSocket's (jni/bridge.h
+     * TACHY_JNI_WS_OPTIONS, WsNative.OPT_*). For WireTest. */
     static native String[] wireOptionNames(boolean ws);
+
+    /** opts through serverCreate's mapping onto tachy_options, read back in index order
+     * (defaults where OPT_DEFAULT). For WireTest. */
+    static native long[] wireOptionsEcho(long[] opts);
 
     /** tachy_exchange_close_flags: harvest (TACHY_CLOSE_HARVEST) when the caller is a
      * virtual thread closing a lent exchange - its carrier then serves other ready

@@ -18,15 +18,70 @@ final class ServerConfig {
     private static final long DEFAULT_JAVA_THREAD_STACK = 1024 * 1024;
     /** sun.net.httpserver.ServerConfig's default maxIdleConnections (tachy's C default: no cap). */
     static final int JDK_MAX_IDLE_CONNECTIONS = 200;
+
+    /**
+     * jdk.httpserver.attributes (JDK-7105350): exchange attributes are per exchange on JDK 26
+     * and later unless the property is "context" (JDK 26 reads it once, as here); before 26
+     * they are the context's map, as those JDKs' servers keep them, unless it is "exchange"
+     * (tachy's opt-in to the newer behaviour on older JDKs). Any other value: the running
+     * JDK's default.
+     */
+    static final boolean PER_EXCHANGE_ATTRIBUTES =
+            perExchangeAttributes(Runtime.version().feature(), property("jdk.httpserver.attributes"));
+
+    static boolean perExchangeAttributes(int feature, String value) {
+        if ("context".equals(value)) {
+            return false;
+        }
+        return feature >= 26 || "exchange".equals(value);
+    }
+
+    /**
+     * sun.net.httpserver.pathMatcher (JDK-8272758): "pathPrefix" or "stringPrefix" on every
+     * JDK (on JDKs before 27, whose servers match by string prefix, "pathPrefix" is tachy's
+     * opt-in to JDK 27's rule); unset, the running JDK's rule (path prefix from 27 on); any
+     * other value is logged as JDK 27 logs it and the running JDK's rule applies. JDK 27
+     * reads the property at every request; tachy reads it when a server is created.
+     */
+    static int contextMatch(int feature, String value) {
+        int dflt = feature >= 27 ? Native.CONTEXT_MATCH_PATH_PREFIX : Native.CONTEXT_MATCH_STRING_PREFIX;
+        if (value == null) {
+            return dflt;
+        }
+        switch (value) {
+            case "pathPrefix":
+                return Native.CONTEXT_MATCH_PATH_PREFIX;
+            case "stringPrefix":
+                return Native.CONTEXT_MATCH_STRING_PREFIX;
+            default:
+                System.getLogger("sun.net.httpserver.ContextList").log(System.Logger.Level.WARNING,
+                        "System property \"{0}\" contains an invalid value: \"{1}\". Falling back to the default: \"{2}\"",
+                        "sun.net.httpserver.pathMatcher", value,
+                        dflt == Native.CONTEXT_MATCH_PATH_PREFIX ? "pathPrefix" : "stringPrefix");
+                return dflt;
+        }
+    }
+
     private static final long[] OPTIONS = read();
 
     private ServerConfig() {}
 
-    /** A fresh copy for one server, with the logger's current level. */
+    /** A fresh copy for one server, with the logger's current level and the context
+     * matching of sun.net.httpserver.pathMatcher as it is now. */
     static long[] options() {
         long[] o = OPTIONS.clone();
         o[Native.OPT_LOG_LEVEL] = Native.lowestLogLevel();
+        o[Native.OPT_CONTEXT_MATCH] =
+                contextMatch(Runtime.version().feature(), property("sun.net.httpserver.pathMatcher"));
         return o;
+    }
+
+    private static String property(String name) {
+        try {
+            return System.getProperty(name);
+        } catch (SecurityException e) {
+            return null;
+        }
     }
 
     /*

@@ -653,7 +653,7 @@ final class TachyHttpExchange extends HttpExchange {
         }
     }
 
-    /** As the JDK: exchange attributes are the context's attribute map. */
+    /** Exchange attributes: per exchange or the context's map, as ServerConfig says. */
     @Override
     public Object getAttribute(String name) {
         if (name == null) {
@@ -674,10 +674,15 @@ final class TachyHttpExchange extends HttpExchange {
         }
     }
 
+    /** Made on first use: most exchanges never touch their attributes. A handler and the
+     * thread it hands the exchange to may race here; as in the JDK, attributes are not meant
+     * to be set concurrently before either has used them. */
     private Map<String, Object> attributes() {
         Map<String, Object> a = attributes;
         if (a == null) {
-            attributes = a = context.getAttributes();
+            attributes = a = ServerConfig.PER_EXCHANGE_ATTRIBUTES
+                    ? new java.util.concurrent.ConcurrentHashMap<>()
+                    : context.getAttributes();
         }
         return a;
     }

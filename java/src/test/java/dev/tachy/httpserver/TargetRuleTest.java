@@ -27,10 +27,11 @@ class TargetRuleTest {
 
     /**
      * Targets the provider does not yet answer as the JDK does (it answers as the C server,
-     * column c). Issue 27 passes them to handlers as the JDK does: remove each from here as
-     * it is fixed (a gap that closed fails this test, so the list stays true).
+     * column c): none since the provider passes an encoded NUL on (tachy_options.path_nul).
+     * A target added here must be fixed later: a gap that closed fails this test, so the
+     * list stays true.
      */
-    static final Set<String> KNOWN_GAPS = Set.of("/aFile%00.txt", "/a%00");
+    static final Set<String> KNOWN_GAPS = Set.of();
 
     record Row(String raw, String target, int c, int jdk) {}
 

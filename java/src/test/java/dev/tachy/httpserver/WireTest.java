@@ -156,13 +156,13 @@ class WireTest {
         return new ArrayList<>(byIndex.values());
     }
 
-    /** Native.OPT_* and WsNative.OPT_* are jni/bridge.h's TACHY_JNI_OPTIONS and
+    /** Native.OPT_* and WsNative.OPT_* are jni/wire.h's TACHY_WIRE_OPTIONS and jni/bridge.h's
      * TACHY_JNI_WS_OPTIONS, name for name and index for index: an option added, removed or
      * moved on one side only fails here. */
     @Test
     void optionIndexTablesMatchC() throws Exception {
         assertEquals(Arrays.asList(Native.wireOptionNames(false)), javaOptions(Native.class),
-                "Native.OPT_* against jni/bridge.h TACHY_JNI_OPTIONS");
+                "Native.OPT_* against jni/wire.h TACHY_WIRE_OPTIONS");
         Class<?> ws = Class.forName("dev.tachy.httpserver.websocket.WsNative");
         assertEquals(Arrays.asList(Native.wireOptionNames(true)), javaOptions(ws),
                 "WsNative.OPT_* against jni/bridge.h TACHY_JNI_WS_OPTIONS");
@@ -170,5 +170,22 @@ class WireTest {
         d.setAccessible(true);
         assertEquals(Native.OPT_DEFAULT, d.getLong(null), "one 'keep C's default' value");
         assertEquals(Long.MIN_VALUE, Native.OPT_DEFAULT, "jni/bridge.h TACHY_JNI_OPT_DEFAULT");
+    }
+
+    /** Every index of Native.OPT_* reaches the tachy_options field of its name: distinct
+     * values in, the same values back at the same indexes; OPT_DEFAULT keeps C's defaults. */
+    @Test
+    void optionsReachTheirFields() {
+        long[] in = new long[Native.OPT_COUNT];
+        for (int i = 0; i < in.length; i++) {
+            in[i] = i == Native.OPT_CONTEXT_MATCH ? 1 : i == Native.OPT_JDK_HEADER_RULES ? 0 : 1000 + i;
+        }
+        assertArrayEquals(in, Native.wireOptionsEcho(in));
+        long[] defaults = new long[Native.OPT_COUNT];
+        Arrays.fill(defaults, Native.OPT_DEFAULT);
+        long[] back = Native.wireOptionsEcho(defaults);
+        assertEquals(0, back[Native.OPT_JDK_HEADER_RULES], "C's default (the provider's 1 is ServerConfig's)");
+        assertEquals(Native.CONTEXT_MATCH_PATH_PREFIX, back[Native.OPT_CONTEXT_MATCH]);
+        assertEquals(200, back[Native.OPT_MAX_REQ_HEADERS]);
     }
 }

@@ -147,15 +147,18 @@ public final class Wire {
         }
 
         /** Every (name, value) pair of h, in its order, leaving out the name skip (may be
-         * null); a null value list is left out. A null value (put into a value list directly:
-         * Headers refuses it otherwise) throws NullPointerException, as the JDK's
+         * null). A null value list or a null value (put into the map or a value list
+         * directly, past Headers' own checks) throws NullPointerException, as the JDK's
          * sendResponseHeaders does, before anything is sent. */
         public Writer pairs(Map<String, List<String>> h, String skip) {
             for (Map.Entry<String, List<String>> e : h.entrySet()) {
                 String name = e.getKey();
                 List<String> values = e.getValue();
-                if (values == null || name.equals(skip)) {
+                if (name.equals(skip)) {
                     continue;
+                }
+                if (values == null) {
+                    throw new NullPointerException("null value list for response header " + name);
                 }
                 int n = values.size();
                 if (n == 1) { // the usual case: no iterator
