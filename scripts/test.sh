@@ -23,7 +23,18 @@ ROOT=$PWD
 tachy_deps test
 
 JOBS=${JOBS:-2}
-step() { printf '\n==== %s ====\n' "$*"; }
+# Each step says how long the one before it took (CI must stay under 25 minutes).
+T0=$(date +%s)
+STEP_T=$T0
+STEP_NAME=
+step() {
+    local now
+    now=$(date +%s)
+    [ -n "$STEP_NAME" ] && printf '(%s: %d s)\n' "$STEP_NAME" $((now - STEP_T))
+    STEP_T=$now
+    STEP_NAME="$*"
+    printf '\n==== %s ====\n' "$*"
+}
 
 build() { # build DIR [cmake args...]
     local dir=$1
@@ -175,5 +186,5 @@ else
     echo "skipped: the Java twin (no provider jar in java/target; the Maven step builds it)"
 fi
 
-echo
-echo "all suites passed"
+step "done"
+echo "all suites passed in $(( $(date +%s) - T0 )) s"
