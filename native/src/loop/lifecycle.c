@@ -29,6 +29,8 @@ static int pool_start(tachy_server *srv) {
     srv->loop_free = loop_free;
     srv->loop_blocking = tachy__loop_blocking;
     srv->loop_exchange_closed = tachy__loop_exchange_closed;
+    srv->loop_timer_schedule = tachy_timer_schedule;
+    srv->loop_timer_cancel = tachy_timer_cancel;
     srv->loop->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (srv->loop->epfd < 0)
         return TACHY_ESYS;
@@ -275,3 +277,11 @@ TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds) {
     return 0;
 }
 
+/* HttpServer has no destroy; here the user's reference goes: stop(0) first (the running
+ * server is this folder's), then the server's memory once the last reference is gone. */
+TACHY_API void tachy_server_destroy(tachy_server *srv) {
+    if (!srv)
+        return;
+    tachy_server_stop(srv, 0);
+    tachy__server_release(srv);
+}

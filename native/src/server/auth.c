@@ -1,7 +1,8 @@
 /*
- * server/auth.c - Authenticator and BasicAuthenticator (RFC 7617): the credentials'
- * decoding (base64, then UTF-8 or ISO-8859-1 as the JDK decodes them), the challenge, and
- * the Result kinds (success, failure, retry).
+ * server/auth.c - Authenticator and BasicAuthenticator (RFC 7617) as objects: the
+ * credentials' decoding (base64, then UTF-8 or ISO-8859-1 as the JDK decodes them) and
+ * their check, the challenge, and the Result kinds (success, failure, retry). Running one on
+ * an exchange (reading Authorization, sending WWW-Authenticate) is http/authenticate.c's.
  *
  * Authenticators are immutable after creation and reference-counted with C11 atomics, so
  * contexts on any thread can share them.
@@ -258,13 +259,6 @@ static void set_result(tachy_auth_result *res, int kind, int code) {
     res->code = code;
 }
 
-/* BasicAuthenticator.setAuthHeader: Headers.set, so a second call replaces. */
-static void set_challenge(const tachy_authenticator *a, tachy_exchange *ex) {
-    tachy_headers *h = tachy_exchange_response_headers(ex);
-    if (h != NULL)
-        (void)tachy_headers_set(h, "WWW-Authenticate", a->challenge);
-}
-
 /* ASCII case-insensitive comparison (the JDK's equalsIgnoreCase for the scheme; header
  * bytes are ISO-8859-1 there, and no Latin-1 letter folds onto "basic"). */
 static int ascii_iequal(const char *a, const char *b, size_t n) {
@@ -281,36 +275,35 @@ static int ascii_iequal(const char *a, const char *b, size_t n) {
 }
 
 /*
- * BasicAuthenticator.authenticate. Where the JDK throws (bad base64, no ':'), which
- * closes the connection there, tachy answers Failure 401 instead. Credentials with a NUL
- * byte are refused like wrong credentials (the check callback could not see them whole).
+ * BasicAuthenticator.authenticate on the request's Authorization value (auth; NULL: none):
+ * everything but the exchange, which http/authenticate.c reads and answers. Where the JDK
+ * throws (bad base64, no ':'), which closes the connection there, tachy answers Failure
+ * 401 instead. Credentials with a NUL byte are refused like wrong credentials (the check
+ * callback could not see them whole).
  */
-static void basic_authenticate(const tachy_authenticator *a, tachy_exchange *ex,
-                               tachy_auth_result *res) {
-    tachy_headers *req = tachy_exchange_request_headers(ex);
-    const char *auth = req == NULL ? NULL : tachy_headers_first(req, "Authorization");
+int tachy__basic_authenticate(const tachy_authenticator *a, const char *auth,
+                              tachy_auth_result *res) {
     const char *sp;
     char *user, *pass;
     int rc, ok;
 
     if (auth == NULL) {
-        set_challenge(a, ex);
         set_result(res, TACHY_AUTH_RETRY, 401);
-        return;
+        return 1;
     }
     sp = strchr(auth, ' ');
     if (sp == NULL || sp - auth != 5 || !ascii_iequal(auth, "Basic", 5)) {
         set_result(res, TACHY_AUTH_FAILURE, 401);
-        return;
+        return 0;
     }
     rc = basic_decode(sp + 1, strlen(sp + 1), a->utf8, &user, &pass);
     if (rc == BASIC_NOMEM) {
         set_result(res, TACHY_AUTH_FAILURE, 500);
-        return;
+        return 0;
     }
     if (rc == -1) {
         set_result(res, TACHY_AUTH_FAILURE, 401);
-        return;
+        return 0;
     }
     ok = rc == 0 && a->check(user, pass, a->user);
     if (pass != NULL) {
@@ -319,44 +312,35 @@ static void basic_authenticate(const tachy_authenticator *a, tachy_exchange *ex,
     }
     if (!ok) {
         free(user);
-        set_challenge(a, ex);
         set_result(res, TACHY_AUTH_FAILURE, 401);
-        return;
+        return 1;
     }
     res->realm = strdup(a->realm);
     if (res->realm == NULL) {
         free(user);
         set_result(res, TACHY_AUTH_FAILURE, 500);
-        return;
+        return 0;
     }
     res->user = user;
     set_result(res, TACHY_AUTH_SUCCESS, 0);
+    return 0;
 }
 
-/*
- * Authenticator.authenticate: *res is cleared first. A custom callback that leaves no
- * valid kind gets Failure 500 (fail closed); out of memory also gives Failure 500.
- * Exchange's thread.
- */
-void tachy_authenticator_authenticate(tachy_authenticator *a, tachy_exchange *ex,
-                                      tachy_auth_result *res) {
-    if (res == NULL)
-        return;
-    memset(res, 0, sizeof *res);
-    if (a == NULL) {
-        set_result(res, TACHY_AUTH_FAILURE, 500);
-        return;
-    }
-    if (a->fn == NULL) {
-        basic_authenticate(a, ex, res);
-        return;
-    }
+/* Runs a custom authenticator's callback (a->fn) on ex; a callback that leaves no valid
+ * kind gets Failure 500 (fail closed). */
+void tachy__authenticator_call(const tachy_authenticator *a, tachy_exchange *ex,
+                               tachy_auth_result *res) {
     a->fn(ex, res, a->user);
     if (res->kind != TACHY_AUTH_SUCCESS && res->kind != TACHY_AUTH_FAILURE &&
         res->kind != TACHY_AUTH_RETRY) {
         tachy_auth_result_clear(res);
         set_result(res, TACHY_AUTH_FAILURE, 500);
     }
+}
+
+/* The challenge a Basic authenticator sends (WWW-Authenticate), NULL for a custom one. */
+const char *tachy__authenticator_challenge(const tachy_authenticator *a) {
+    return a->fn == NULL ? a->challenge : NULL;
 }
 
 /* Frees user and realm and sets them to NULL; kind and code are kept. */

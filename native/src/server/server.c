@@ -1,7 +1,7 @@
 /*
  * server/server.c - HttpServer as an object: options (one defaults table,
- * server/options.h), create, bind, the address, counters, destroy and the last release.
- * Starting, serving and stopping are the running server's: loop/lifecycle.c.
+ * server/options.h), create, bind, the address, counters and the last release.
+ * Starting, serving, stopping and destroying are the running server's: loop/lifecycle.c.
  *
  * Lifetime: the server struct is reference-counted: the user holds one reference (dropped
  * by tachy_server_destroy) and every live pool thread holds one, so a thread that is
@@ -207,10 +207,18 @@ TACHY_API int tachy_server_create(tachy_server **out, const char *host, int port
         return rc;
     rc = tachy_server_bind(*out, host, port, backlog);
     if (rc < 0) {
-        tachy_server_destroy(*out);
+        tachy__server_discard(*out);
         *out = NULL;
     }
     return rc;
+}
+
+void tachy__server_discard(tachy_server *srv) {
+    if (srv->fd >= 0) {
+        close(srv->fd);
+        srv->fd = -1;
+    }
+    tachy__server_release(srv);
 }
 
 void tachy__server_release(tachy_server *srv) {
@@ -223,19 +231,13 @@ void tachy__server_release(tachy_server *srv) {
     free(srv->contexts);
     free(srv->trusted);
     free((char *)srv->opt.proxy_trusted);
-    tachy_tls_config_free(srv->tls); /* the server's reference */
+    if (srv->tls && srv->tls_release)
+        srv->tls_release(srv->tls); /* the server's reference (tls/ set the hook) */
     if (srv->loop_free)
         srv->loop_free(srv);
     pthread_mutex_destroy(&srv->lock);
     pthread_cond_destroy(&srv->cond);
     free(srv);
-}
-
-TACHY_API void tachy_server_destroy(tachy_server *srv) {
-    if (!srv)
-        return;
-    tachy_server_stop(srv, 0);
-    tachy__server_release(srv);
 }
 
 TACHY_API int tachy_server_address(const tachy_server *srv, char *host, size_t cap, int *port) {

@@ -82,6 +82,15 @@ struct tachy_server {
     void (*loop_blocking)(tachy_server *srv);
     /* Frees the pool (the last reference to the server is going away). */
     void (*loop_free)(tachy_server *srv);
+    /* The loop's timers (tachy_timer_schedule / tachy_timer_cancel, loop/timers.c) for the
+     * protocol code below it (ws/: pings, close and flush timeouts), through
+     * tachy__server_timer_schedule / _cancel below. Set when the server starts. */
+    int (*loop_timer_schedule)(tachy_server *srv, long delay_ms, long period_ms,
+                               tachy_timer_fn fn, void *user, tachy_timer **out);
+    int (*loop_timer_cancel)(tachy_timer *t);
+    /* Drops the server's reference to srv->tls (tls/ sets it with srv->tls: server/ sits
+     * below tls/ and calls it only through this hook). */
+    void (*tls_release)(struct tachy_tls_config *cfg);
     /* A deferred exchange of conn was closed on the calling thread: marks it closed under
      * conn->lock and, if it had been lent the connection, continues the connection (here:
      * on this thread as far as it needs no blocking call, see tachy__conn_run, and with
@@ -118,11 +127,29 @@ static inline void tachy__server_blocking(tachy_server *srv) {
         srv->loop_blocking(srv);
 }
 
+/* tachy_timer_schedule / tachy_timer_cancel for code below loop/ (see the hooks above):
+ * TACHY_ESTATE before the server has started. Any thread. */
+static inline int tachy__server_timer_schedule(tachy_server *srv, long delay_ms, long period_ms,
+                                               tachy_timer_fn fn, void *user, tachy_timer **out) {
+    if (!srv || !srv->loop_timer_schedule)
+        return srv ? TACHY_ESTATE : TACHY_EINVAL;
+    return srv->loop_timer_schedule(srv, delay_ms, period_ms, fn, user, out);
+}
+static inline int tachy__server_timer_cancel(tachy_server *srv, tachy_timer *t) {
+    if (!srv || !srv->loop_timer_cancel)
+        return TACHY_EINVAL;
+    return srv->loop_timer_cancel(t);
+}
+
 /* ---- server.c ------------------------------------------------------------------------ */
 
 /* Drops one reference; the last one frees contexts, the TLS configuration, the pool and
  * the struct. Any thread. */
 void tachy__server_release(tachy_server *srv);
+
+/* Frees a server that was never started (a create that failed half-way): closes its
+ * listening socket and drops the user's reference. Creating thread. */
+void tachy__server_discard(tachy_server *srv);
 
 /* Emits a log line through the server's options (printf-style). */
 void tachy__log(const tachy_server *srv, int level, const char *fmt, ...)
@@ -151,5 +178,14 @@ int tachy__chain_run(tachy_filter *const *filters, size_t n, tachy_handler_fn ha
  * strings (caller frees) and 0 is returned; -1 for a malformed value (bad base64, no
  * colon, other scheme checked by the caller). utf8 = 0 decodes ISO-8859-1. */
 int tachy__basic_decode(const char *b64, size_t len, int utf8, char **user, char **pass);
+/* The parts of Authenticator.authenticate that need no exchange (http/authenticate.c runs
+ * them): a Basic authenticator's verdict on the Authorization value auth (NULL: none) into
+ * *res, 1 when its challenge must be sent; a custom authenticator's callback, failing
+ * closed; the Basic challenge (NULL for a custom authenticator). Exchange's thread. */
+int tachy__basic_authenticate(const tachy_authenticator *a, const char *auth,
+                              tachy_auth_result *res);
+void tachy__authenticator_call(const tachy_authenticator *a, tachy_exchange *ex,
+                               tachy_auth_result *res);
+const char *tachy__authenticator_challenge(const tachy_authenticator *a);
 
 #endif

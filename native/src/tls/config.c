@@ -407,6 +407,7 @@ TACHY_API int tachy_server_set_tls(tachy_server *srv, tachy_tls_config *cfg) {
     }
     tachy_tls_config *old = srv->tls;
     srv->tls = cfg;
+    srv->tls_release = tachy_tls_config_free; /* server.c drops its reference with it */
     pthread_mutex_unlock(&srv->lock);
     tls_config_release(old);
     return 0;
@@ -422,7 +423,7 @@ TACHY_API int tachy_https_server_create(tachy_server **out, const char *host, in
         return rc;
     rc = tachy_server_set_tls(*out, cfg);
     if (rc < 0) {
-        tachy_server_destroy(*out);
+        tachy__server_discard(*out); /* never started: no stop needed */
         *out = NULL;
     }
     return rc;

@@ -506,7 +506,7 @@ static void finish(reader *r) {
     /* Outside the lock: cancel waits for a running callback, which takes it. */
     for (int i = 0; i < 3; i++)
         if (timers[i])
-            tachy_timer_cancel(timers[i]);
+            tachy__server_timer_cancel(ws->srv, timers[i]);
 
     tachy__inflater_destroy(r->inflater);
     r->inflater = NULL;
@@ -651,7 +651,7 @@ static void tick_arm_locked(tachy_ws *ws, long ms, tachy_timer **old) {
     ws->tick_timer = NULL;
     if (ms < 0 || ws->dead || !ws->stream || ws->close_sent)
         return;
-    if (tachy_timer_schedule(ws->srv, ms, 0, tick_fn, ws, &ws->tick_timer) < 0)
+    if (tachy__server_timer_schedule(ws->srv, ms, 0, tick_fn, ws, &ws->tick_timer) < 0)
         ws->tick_timer = NULL;
 }
 
@@ -667,7 +667,7 @@ static void tick_fn(tachy_timer *t, void *user) {
     if (ws->dead || !ws->stream || ws->close_sent) {
         ws->tick_timer = NULL;
         pthread_mutex_unlock(&ws->lock);
-        tachy_timer_cancel(t); /* from its own callback: returns at once */
+        tachy__server_timer_cancel(ws->srv, t); /* from its own callback: returns at once */
         return;
     }
     long long rx = __atomic_load_n(&ws->last_rx, __ATOMIC_RELAXED);
@@ -694,7 +694,7 @@ static void tick_fn(tachy_timer *t, void *user) {
     tick_arm_locked(ws, tick_due_locked(ws, now), &old);
     pthread_mutex_unlock(&ws->lock);
     if (old)
-        tachy_timer_cancel(old); /* t itself: from its own callback, returns at once */
+        tachy__server_timer_cancel(ws->srv, old); /* t itself: from its own callback, returns at once */
 }
 
 int tachy_ws_suspend_reading(tachy_ws *ws) {

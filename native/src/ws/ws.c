@@ -109,7 +109,7 @@ void tachy__ws_arm_close_timer_locked(tachy_ws *ws) {
     if (!ws->parked || ws->close_timer || ws->dead || !ws->stream || ws->opt.close_timeout_ms < 0)
         return;
     /* The timer uses ws until tachy__ws_detach cancels it; detach holds the reference. */
-    if (tachy_timer_schedule(ws->srv, ws->opt.close_timeout_ms, 0, close_timer_fn, ws,
+    if (tachy__server_timer_schedule(ws->srv, ws->opt.close_timeout_ms, 0, close_timer_fn, ws,
                              &ws->close_timer) < 0)
         ws->close_timer = NULL;
 }
@@ -132,14 +132,14 @@ static void flush_timer_fn(tachy_timer *t, void *user) {
     }
     pthread_mutex_unlock(&ws->lock);
     if (stop)
-        tachy_timer_cancel(stop); /* from its own callback: returns at once */
+        tachy__server_timer_cancel(ws->srv, stop); /* from its own callback: returns at once */
 }
 
 /* A backlog is left (attach mode, lock held): make sure someone retries it. */
 static void arm_flush_locked(tachy_ws *ws) {
     if (!ws->parked || ws->flush_timer || ws->backlog.len == 0 || ws->dead || !ws->stream)
         return;
-    if (tachy_timer_schedule(ws->srv, FLUSH_RETRY_MS, FLUSH_RETRY_MS, flush_timer_fn, ws,
+    if (tachy__server_timer_schedule(ws->srv, FLUSH_RETRY_MS, FLUSH_RETRY_MS, flush_timer_fn, ws,
                              &ws->flush_timer) < 0)
         ws->flush_timer = NULL;
 }
