@@ -60,7 +60,10 @@ void tachy__loop_accept_some(tachy_server *srv) {
             atomic_store(&srv->loop->accept_retry, 1);
             return;
         }
-        tachy__loop_adopt(srv, fd, &peer, plen, 0);
+        tachy__loop_adopt(srv, fd, &peer, plen,
+                          atomic_load_explicit(&srv->loop->backlog_draining, memory_order_relaxed)
+                              ? TACHY__DRAIN_NEW
+                              : TACHY__DRAIN_NONE);
     }
     tachy__loop_requeue_listener(srv);
 }
@@ -123,10 +126,16 @@ static int unread(const tachy__conn *c) {
 }
 
 void tachy__loop_drain_backlog(tachy_server *srv, long deadline) {
-    for (tachy__conn *c = srv->loop->conns; c; c = c->next)
-        if (tachy__st_kind(atomic_load(&c->state)) == TACHY__CONN_PARKED && unread(c))
-            c->backlog_drain = TACHY__DRAIN_INFLIGHT;
+    /* Pool threads still accept meanwhile (the listener stays in the park set until the
+     * drain is over): what they accept is marked as the drain's own (accept_some). */
+    atomic_store(&srv->loop->backlog_draining, 1);
     for (;;) {
+        /* Every tick: a connection parked with request bytes unread - already there when
+         * the drain began, or accepted by a pool thread since - is waited for. */
+        for (tachy__conn *c = srv->loop->conns; c; c = c->next)
+            if (c->backlog_drain == TACHY__DRAIN_NONE &&
+                tachy__st_kind(atomic_load(&c->state)) == TACHY__CONN_PARKED && unread(c))
+                c->backlog_drain = TACHY__DRAIN_INFLIGHT;
         int took = 0;
         pthread_mutex_unlock(&srv->lock);
         for (;;) {
@@ -185,8 +194,10 @@ void tachy__loop_drain_backlog(tachy_server *srv, long deadline) {
             }
             pthread_mutex_lock(&srv->lock);
         }
-        if ((!busy && !took) || tachy__now_ms() >= deadline)
+        if ((!busy && !took) || tachy__now_ms() >= deadline) {
+            atomic_store(&srv->loop->backlog_draining, 0);
             return;
+        }
         tachy__cond_wait_ms(&srv->cond, &srv->lock, 5);
     }
 }
