@@ -127,7 +127,7 @@ static int unread(const tachy__conn *c) {
 
 void tachy__loop_drain_backlog(tachy_server *srv, long deadline) {
     /* Pool threads still accept meanwhile (the listener stays in the park set until the
-     * drain is over): what they accept is marked as the drain's own (accept_some). */
+     * drain is over): what they accept is marked as the drain's own (tachy__loop_accept_some). */
     atomic_store(&srv->loop->backlog_draining, 1);
     for (;;) {
         /* Every tick: a connection parked with request bytes unread - already there when
