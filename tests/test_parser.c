@@ -16,56 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "http/http.h"
+#include "tsupport.h"
 
 #define S(lit) lit, sizeof(lit) - 1
-
-/* ---- guard pages ------------------------------------------------------------------------ */
-
-#define GUARD_RW (256 * 1024)
-
-static char *guard_map;  /* [PROT_NONE page][GUARD_RW bytes][PROT_NONE page] */
-static char *guard_lo;   /* first readable byte, right after the front guard */
-static char *guard_hi;   /* first unreadable byte of the back guard */
-static size_t guard_len; /* bytes mapped */
-
-static int guard_setup(void **state) {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    (void)state;
-    guard_len = GUARD_RW + 2 * page;
-    guard_map = mmap(NULL, guard_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (guard_map == MAP_FAILED)
-        return -1;
-    if (mprotect(guard_map, page, PROT_NONE) != 0 ||
-        mprotect(guard_map + page + GUARD_RW, page, PROT_NONE) != 0)
-        return -1;
-    guard_lo = guard_map + page;
-    guard_hi = guard_lo + GUARD_RW;
-    return 0;
-}
-
-static int guard_teardown(void **state) {
-    (void)state;
-    munmap(guard_map, guard_len);
-    return 0;
-}
-
-/* Copies n bytes so that they end exactly at the back guard page. */
-static const char *at_end(const char *s, size_t n) {
-    assert_true(n <= GUARD_RW);
-    memcpy(guard_hi - n, s, n);
-    return guard_hi - n;
-}
-
-/* Copies n bytes so that they start exactly after the front guard page. */
-static const char *at_start(const char *s, size_t n) {
-    assert_true(n <= GUARD_RW);
-    memcpy(guard_lo, s, n);
-    return guard_lo;
-}
 
 /* ---- request head helpers ---------------------------------------------------------------- */
 
@@ -87,7 +43,7 @@ static int parse_at(const char *buf, size_t n, tachy__request *req, const tachy_
 /* Parses s placed before the back guard page. */
 static int parse_end(const char *s, size_t n, tachy__request *req, const tachy__limits *lim,
                      tachy__parse_error *err) {
-    return parse_at(at_end(s, n), n, req, lim, err);
+    return parse_at(ts_guard_at_end(s, n), n, req, lim, err);
 }
 
 /* Every strict prefix of s must be "incomplete", s itself must parse to `want` bytes,
@@ -99,15 +55,15 @@ static const char *parse_every_prefix(const char *s, size_t n, size_t want,
     size_t k;
 
     for (k = 0; k < want; k++) {
-        int rc = parse_at(at_end(s, k), k, req, lim, &err);
+        int rc = parse_at(ts_guard_at_end(s, k), k, req, lim, &err);
         if (rc != TACHY__PARSE_INCOMPLETE)
             fail_msg("prefix %zu of %zu: rc %d (%d %s)", k, want, rc, err.status,
                      err.reason ? err.reason : "");
-        rc = parse_at(at_start(s, k), k, req, lim, &err);
+        rc = parse_at(ts_guard_at_start(s, k), k, req, lim, &err);
         assert_int_equal(rc, TACHY__PARSE_INCOMPLETE);
     }
-    assert_int_equal(parse_at(at_start(s, n), n, req, lim, &err), (int)want);
-    buf = at_end(s, n);
+    assert_int_equal(parse_at(ts_guard_at_start(s, n), n, req, lim, &err), (int)want);
+    buf = ts_guard_at_end(s, n);
     if (parse_at(buf, n, req, lim, &err) != (int)want)
         fail_msg("full request: %d %s", err.status, err.reason ? err.reason : "");
     return buf;
@@ -126,7 +82,7 @@ static void expect_error_at(const char *s, size_t n, const tachy__limits *lim, i
     if (reason != NULL)
         _assert_string_equal(err.reason, reason, file, line);
     /* Same answer when the head is followed by more bytes or starts after a guard. */
-    rc = parse_at(at_start(s, n), n, &req, lim ? lim : &test_limits, &err);
+    rc = parse_at(ts_guard_at_start(s, n), n, &req, lim ? lim : &test_limits, &err);
     _assert_int_equal((uintmax_t)rc, (uintmax_t)TACHY__PARSE_ERROR, file, line);
     _assert_int_equal((uintmax_t)err.status, (uintmax_t)status, file, line);
 }
@@ -263,12 +219,12 @@ static void test_num_headers_kept_when_incomplete(void **state) {
     memset(&req, 0, sizeof req);
     req.headers = hdrs;
     req.num_headers = MAX_HDRS;
-    assert_int_equal(tachy__parse_request(at_end(S(s)), sizeof s - 1, &req, &test_limits, &err),
+    assert_int_equal(tachy__parse_request(ts_guard_at_end(S(s)), sizeof s - 1, &req, &test_limits, &err),
                      TACHY__PARSE_INCOMPLETE);
     assert_int_equal(req.num_headers, MAX_HDRS);
     /* NULL limits mean the defaults. */
     assert_int_equal(
-        tachy__parse_request(at_end(S("GET / HTTP/1.1\r\nA: 1\r\n\r\n")), 24, &req, NULL, &err),
+        tachy__parse_request(ts_guard_at_end(S("GET / HTTP/1.1\r\nA: 1\r\n\r\n")), 24, &req, NULL, &err),
         24);
     assert_int_equal(req.num_headers, 1);
 }
@@ -421,7 +377,7 @@ static void test_too_many_headers(void **state) {
     memset(&req, 0, sizeof req);
     req.headers = hdrs;
     req.num_headers = 1;
-    assert_int_equal(tachy__parse_request(at_end(S("GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\n\r\n")), 30,
+    assert_int_equal(tachy__parse_request(ts_guard_at_end(S("GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\n\r\n")), 30,
                                           &req, &test_limits, &err),
                      TACHY__PARSE_ERROR);
     assert_int_equal(err.status, 431);
@@ -654,8 +610,7 @@ static void expect_unfolded(const char *lit, const char *want, int unfold, const
     tachy__request req;
     tachy__parse_error err;
     size_t n = strlen(lit);
-    char *b = guard_hi - n; /* writable, right before the back guard */
-    memcpy(b, lit, n);
+    char *b = ts_guard_at_end(lit, n); /* writable, right before the back guard */
     int rc = parse_at(b, n, &req, &jdk, &err);
     if (rc != (int)n)
         _fail(file, line);
@@ -883,7 +838,7 @@ static void chunk_feed(const char *in, size_t n, const size_t *cuts, size_t ncut
     for (c = 0; c <= ncuts; c++) {
         size_t piece_end = c < ncuts ? cuts[c] : n;
         size_t plen = piece_end - piece_start, off = 0;
-        const char *p = at_end(in + piece_start, plen);
+        const char *p = ts_guard_at_end(in + piece_start, plen);
 
         while (off < plen || plen == 0) {
             size_t used = 99, doff = 99, dlen = 99;
@@ -993,7 +948,7 @@ static void test_chunked_done_and_error_are_sticky(void **state) {
     (void)state;
 
     memset(&d, 0, sizeof d); /* {0} is a valid fresh decoder */
-    p = at_end(S("0\r\n\r\nGET"));
+    p = ts_guard_at_end(S("0\r\n\r\nGET"));
     assert_int_equal(tachy__chunked_decode(&d, p, 8, &used, &doff, &dlen, &err), 1);
     assert_int_equal(used, 5);
     assert_int_equal(dlen, 0);
@@ -1001,16 +956,16 @@ static void test_chunked_done_and_error_are_sticky(void **state) {
     assert_int_equal(used, 0);
 
     tachy__chunked_init(&d, 0, 0);
-    p = at_end(S("x\r\n"));
+    p = ts_guard_at_end(S("x\r\n"));
     assert_int_equal(tachy__chunked_decode(&d, p, 3, &used, &doff, &dlen, &err),
                      TACHY__PARSE_ERROR);
     assert_int_equal(err.status, 400);
-    p = at_end(S("0\r\n\r\n"));
+    p = ts_guard_at_end(S("0\r\n\r\n"));
     assert_int_equal(tachy__chunked_decode(&d, p, 5, &used, &doff, &dlen, &err),
                      TACHY__PARSE_ERROR);
     /* No input is no progress, and no error. */
     tachy__chunked_init(&d, 0, 0);
-    assert_int_equal(tachy__chunked_decode(&d, guard_hi, 0, &used, &doff, &dlen, &err), 0);
+    assert_int_equal(tachy__chunked_decode(&d, ts_guard_at_end("", 0), 0, &used, &doff, &dlen, &err), 0);
     assert_int_equal(used, 0);
     assert_int_equal(dlen, 0);
 }
@@ -1074,7 +1029,7 @@ static void test_chunk_size(void **state) {
     EXPECT_CHUNK_ERROR("10000000000000000\r\n", NULL, 400, "Chunk size too large");
     EXPECT_CHUNK_ERROR("ffffffffffffffffffff\r\n", NULL, 400, "Chunk size too large");
     tachy__chunked_init(&d, 0, 0);
-    assert_int_equal(tachy__chunked_decode(&d, at_end(S("7fffffffffffffff\r\nab")), 20, &used,
+    assert_int_equal(tachy__chunked_decode(&d, ts_guard_at_end(S("7fffffffffffffff\r\nab")), 20, &used,
                                            &doff, &dlen, &err),
                      0);
     assert_int_equal(used, 20);
@@ -1082,7 +1037,7 @@ static void test_chunk_size(void **state) {
     assert_int_equal(dlen, 2);
     assert_true(d.remaining == (uint64_t)INT64_MAX - 2);
     tachy__chunked_init(&d, 0, 0);
-    assert_int_equal(tachy__chunked_decode(&d, at_end(S("07FFFFFFFFFFFFFFF\r\n")), 19, &used, &doff,
+    assert_int_equal(tachy__chunked_decode(&d, ts_guard_at_end(S("07FFFFFFFFFFFFFFF\r\n")), 19, &used, &doff,
                                            &dlen, &err),
                      0);
     assert_true(d.remaining == (uint64_t)INT64_MAX);
@@ -1163,7 +1118,7 @@ static void test_chunk_trailers(void **state) {
 
 static void expect_decode(const char *in, const char *want, size_t want_len) {
     char out[256];
-    ssize_t n = tachy__percent_decode(at_end(in, strlen(in)), strlen(in), out, sizeof out);
+    ssize_t n = tachy__percent_decode(ts_guard_at_end(in, strlen(in)), strlen(in), out, sizeof out);
     assert_int_equal(n, (ssize_t)want_len);
     assert_memory_equal(out, want, want_len);
     assert_int_equal(out[n], '\0');
@@ -1249,7 +1204,7 @@ static void test_mutations(void **state) {
             assert_true(rc == 0 ||
                         (rc == TACHY__PARSE_ERROR && (err.status == 400 || err.status == 501)));
         }
-        rc = parse_at(at_start(m, n), n, &req, &lim, &err);
+        rc = parse_at(ts_guard_at_start(m, n), n, &req, &lim, &err);
         assert_true(rc >= TACHY__PARSE_INCOMPLETE);
     }
 
@@ -1305,5 +1260,5 @@ int main(void) {
         cmocka_unit_test(test_percent_decode),
         cmocka_unit_test(test_mutations),
     };
-    return cmocka_run_group_tests(tests, guard_setup, guard_teardown);
+    return cmocka_run_group_tests(tests, ts_guard_setup, ts_guard_teardown);
 }

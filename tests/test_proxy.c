@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "edge/edge.h"
@@ -28,50 +27,14 @@
 
 /* ---- guard pages ------------------------------------------------------------------------ */
 
-#define GUARD_RW (128 * 1024)
 
-static char *guard_map, *guard_lo, *guard_hi;
-static size_t guard_len;
-
-static int guard_setup(void **state) {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    (void)state;
-    guard_len = GUARD_RW + 2 * page;
-    guard_map = mmap(NULL, guard_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (guard_map == MAP_FAILED)
-        return -1;
-    if (mprotect(guard_map, page, PROT_NONE) != 0 ||
-        mprotect(guard_map + page + GUARD_RW, page, PROT_NONE) != 0)
-        return -1;
-    guard_lo = guard_map + page;
-    guard_hi = guard_lo + GUARD_RW;
-    return 0;
-}
-
-static int guard_teardown(void **state) {
-    (void)state;
-    munmap(guard_map, guard_len);
-    return 0;
-}
-
-static const char *at_end(const void *s, size_t n) {
-    assert_true(n <= GUARD_RW);
-    memcpy(guard_hi - n, s, n);
-    return guard_hi - n;
-}
-
-static const char *at_start(const void *s, size_t n) {
-    assert_true(n <= GUARD_RW);
-    memcpy(guard_lo, s, n);
-    return guard_lo;
-}
 
 /* Parses s[0,n) placed before the back guard and after the front one; both must agree. */
 static int parse(const void *s, size_t n, tachy__proxy *h, const char **why) {
-    int a = tachy__proxy_parse(at_end(s, n), n, h, why);
+    int a = tachy__proxy_parse(ts_guard_at_end(s, n), n, h, why);
     tachy__proxy h2;
     const char *why2;
-    int b = tachy__proxy_parse(at_start(s, n), n, &h2, &why2);
+    int b = tachy__proxy_parse(ts_guard_at_start(s, n), n, &h2, &why2);
     assert_int_equal(a, b);
     return a;
 }
@@ -727,5 +690,5 @@ int main(void) {
         cmocka_unit_test(socket_trusted),
         cmocka_unit_test(socket_off_rejects_header),
     };
-    return cmocka_run_group_tests(tests, guard_setup, guard_teardown);
+    return cmocka_run_group_tests(tests, ts_guard_setup, ts_guard_teardown);
 }

@@ -1,6 +1,8 @@
 /* tsupport.c - see tsupport.h. */
 #include "tsupport.h"
 
+#include <sys/mman.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -470,4 +472,44 @@ int ts_thread_count(void) {
     if (f)
         fclose(f);
     return n;
+}
+
+/* ---- guard pages ------------------------------------------------------------------------ */
+
+static char *guard_map;  /* [PROT_NONE page][TS_GUARD_RW bytes][PROT_NONE page] */
+static char *guard_lo;   /* first readable byte, right after the front guard */
+static char *guard_hi;   /* first unreadable byte of the back guard */
+static size_t guard_len; /* bytes mapped */
+
+int ts_guard_setup(void **state) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    (void)state;
+    guard_len = TS_GUARD_RW + 2 * page;
+    guard_map = mmap(NULL, guard_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (guard_map == MAP_FAILED)
+        return -1;
+    if (mprotect(guard_map, page, PROT_NONE) != 0 ||
+        mprotect(guard_map + page + TS_GUARD_RW, page, PROT_NONE) != 0)
+        return -1;
+    guard_lo = guard_map + page;
+    guard_hi = guard_lo + TS_GUARD_RW;
+    return 0;
+}
+
+int ts_guard_teardown(void **state) {
+    (void)state;
+    munmap(guard_map, guard_len);
+    return 0;
+}
+
+char *ts_guard_at_end(const void *s, size_t n) {
+    assert_true(n <= TS_GUARD_RW);
+    memcpy(guard_hi - n, s, n);
+    return guard_hi - n;
+}
+
+char *ts_guard_at_start(const void *s, size_t n) {
+    assert_true(n <= TS_GUARD_RW);
+    memcpy(guard_lo, s, n);
+    return guard_lo;
 }

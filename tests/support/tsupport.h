@@ -101,6 +101,19 @@ int ts_named_handler(tachy_exchange *ex, void *user);
  * response's status, -1 when none came. */
 char *ts_get(int port, const char *path, int *status);
 
+/*
+ * Guard pages for parser tests (picohttpparser's trick): ts_guard_setup maps
+ * [PROT_NONE page][TS_GUARD_RW bytes][PROT_NONE page] - a cmocka group setup, with
+ * ts_guard_teardown as its teardown. ts_guard_at_end copies n bytes so that they end right
+ * before the back guard page, ts_guard_at_start so that they start right after the front
+ * one: a parser that reads one byte too far (or too early) crashes.
+ */
+#define TS_GUARD_RW (256 * 1024)
+int ts_guard_setup(void **state);
+int ts_guard_teardown(void **state);
+char *ts_guard_at_end(const void *s, size_t n);
+char *ts_guard_at_start(const void *s, size_t n);
+
 /* Monotonic milliseconds. */
 long ts_now_ms(void);
 /* Sleeps ms milliseconds. */
