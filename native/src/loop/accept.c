@@ -33,20 +33,36 @@ void tachy__loop_requeue_listener(tachy_server *srv) {
 
 /* The listening socket is readable: accept what waits, at most ACCEPT_BATCH at a time so
  * that connections already open are not starved by a flood of new ones. */
+/* Accepts one connection and registers it (drain: adopt's mark). 1 when one was taken, 0
+ * when the queue is empty, -1 on another error (errno says which). Accepted sockets are
+ * blocking (no SOCK_NONBLOCK): an owner thread blocks in them, bounded by the timeouts
+ * they inherit. */
+static int accept_one(tachy_server *srv, int drain) {
+    for (;;) {
+        struct sockaddr_storage peer;
+        socklen_t plen = sizeof peer;
+        int fd = accept4(srv->fd, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
+        if (fd >= 0) {
+            tachy__loop_adopt(srv, fd, &peer, plen, drain);
+            return 1;
+        }
+        if (errno == EINTR || errno == ECONNABORTED)
+            continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+    }
+}
+
 void tachy__loop_accept_some(tachy_server *srv) {
+    int drain = atomic_load_explicit(&srv->loop->backlog_draining, memory_order_relaxed)
+                    ? TACHY__DRAIN_NEW
+                    : TACHY__DRAIN_NONE;
     for (int i = 0; i < ACCEPT_BATCH; i++) {
         if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
             return;
-        struct sockaddr_storage peer;
-        socklen_t plen = sizeof peer;
-        /* Accepted sockets are blocking (no SOCK_NONBLOCK): an owner thread blocks in
-         * them, bounded by the timeouts they inherit. */
-        int fd = accept4(srv->fd, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno == EINTR || errno == ECONNABORTED)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                return; /* drained: the next connection brings a new edge */
+        int r = accept_one(srv, drain);
+        if (r == 0)
+            return; /* drained: the next connection brings a new edge */
+        if (r < 0) {
             if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
                 return;
             /* Out of descriptors or memory (or worse): the backlog keeps its connections,
@@ -60,10 +76,6 @@ void tachy__loop_accept_some(tachy_server *srv) {
             atomic_store(&srv->loop->accept_retry, 1);
             return;
         }
-        tachy__loop_adopt(srv, fd, &peer, plen,
-                          atomic_load_explicit(&srv->loop->backlog_draining, memory_order_relaxed)
-                              ? TACHY__DRAIN_NEW
-                              : TACHY__DRAIN_NONE);
     }
     tachy__loop_requeue_listener(srv);
 }
@@ -138,18 +150,8 @@ void tachy__loop_drain_backlog(tachy_server *srv, long deadline) {
                 c->backlog_drain = TACHY__DRAIN_INFLIGHT;
         int took = 0;
         pthread_mutex_unlock(&srv->lock);
-        for (;;) {
-            struct sockaddr_storage peer;
-            socklen_t plen = sizeof peer;
-            int fd = accept4(srv->fd, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
-            if (fd < 0) {
-                if (errno == EINTR || errno == ECONNABORTED)
-                    continue;
-                break; /* EAGAIN: empty (or out of descriptors: nothing more to do here) */
-            }
-            tachy__loop_adopt(srv, fd, &peer, plen, TACHY__DRAIN_NEW);
+        while (accept_one(srv, TACHY__DRAIN_NEW) > 0) /* until empty (or out of descriptors) */
             took++;
-        }
         pthread_mutex_lock(&srv->lock);
         int busy = 0;
         tachy__conn *requeue = NULL;
