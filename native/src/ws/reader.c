@@ -499,6 +499,7 @@ static void finish(reader *r) {
     ws->stream = NULL;
     ws->frag_active = 0;
     tachy__buf_free(&ws->backlog);
+    tachy_server *srv = ws->srv; /* for the cancels below, after the lock */
     tachy_timer *timers[3] = {ws->close_timer, ws->tick_timer, ws->flush_timer};
     ws->close_timer = ws->tick_timer = ws->flush_timer = NULL;
     pthread_cond_broadcast(&ws->cond);
@@ -506,7 +507,7 @@ static void finish(reader *r) {
     /* Outside the lock: cancel waits for a running callback, which takes it. */
     for (int i = 0; i < 3; i++)
         if (timers[i])
-            tachy__server_timer_cancel(ws->srv, timers[i]);
+            tachy__server_timer_cancel(srv, timers[i]);
 
     tachy__inflater_destroy(r->inflater);
     r->inflater = NULL;
@@ -657,6 +658,7 @@ static void tick_arm_locked(tachy_ws *ws, long ms, tachy_timer **old) {
 
 static void tick_fn(tachy_timer *t, void *user) {
     tachy_ws *ws = user;
+    tachy_server *srv = ws->srv; /* ws may be gone once its lock is released */
     long long now = tachy__now_ms();
     tachy_timer *old = NULL;
     pthread_mutex_lock(&ws->lock);
@@ -667,7 +669,7 @@ static void tick_fn(tachy_timer *t, void *user) {
     if (ws->dead || !ws->stream || ws->close_sent) {
         ws->tick_timer = NULL;
         pthread_mutex_unlock(&ws->lock);
-        tachy__server_timer_cancel(ws->srv, t); /* from its own callback: returns at once */
+        tachy__server_timer_cancel(srv, t); /* from its own callback: returns at once */
         return;
     }
     long long rx = __atomic_load_n(&ws->last_rx, __ATOMIC_RELAXED);
@@ -694,7 +696,7 @@ static void tick_fn(tachy_timer *t, void *user) {
     tick_arm_locked(ws, tick_due_locked(ws, now), &old);
     pthread_mutex_unlock(&ws->lock);
     if (old)
-        tachy__server_timer_cancel(ws->srv, old); /* t itself: from its own callback, returns at once */
+        tachy__server_timer_cancel(srv, old); /* t itself: from its own callback, returns at once */
 }
 
 int tachy_ws_suspend_reading(tachy_ws *ws) {

@@ -122,6 +122,7 @@ void tachy__ws_arm_close_timer_locked(tachy_ws *ws) {
 
 static void flush_timer_fn(tachy_timer *t, void *user) {
     tachy_ws *ws = user;
+    tachy_server *srv = ws->srv; /* ws may be gone once its lock is released */
     tachy_timer *stop = NULL;
     pthread_mutex_lock(&ws->lock);
     if (ws->flush_timer == t) {
@@ -132,7 +133,7 @@ static void flush_timer_fn(tachy_timer *t, void *user) {
     }
     pthread_mutex_unlock(&ws->lock);
     if (stop)
-        tachy__server_timer_cancel(ws->srv, stop); /* from its own callback: returns at once */
+        tachy__server_timer_cancel(srv, stop); /* from its own callback: returns at once */
 }
 
 /* A backlog is left (attach mode, lock held): make sure someone retries it. */
