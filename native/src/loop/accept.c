@@ -33,9 +33,14 @@ void tachy__loop_requeue_listener(tachy_server *srv) {
 
 /* The listening socket is readable: accept what waits, at most ACCEPT_BATCH at a time so
  * that connections already open are not starved by a flood of new ones. */
+/* Accepting has ended: the server stops, or drains (its listening socket is shut down). */
+static int not_accepting(tachy_server *srv) {
+    return atomic_load(&srv->state) != TACHY__SRV_STARTED || atomic_load(&srv->draining);
+}
+
 void tachy__loop_accept_some(tachy_server *srv) {
     for (int i = 0; i < ACCEPT_BATCH; i++) {
-        if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
+        if (not_accepting(srv))
             return;
         struct sockaddr_storage peer;
         socklen_t plen = sizeof peer;
@@ -47,7 +52,7 @@ void tachy__loop_accept_some(tachy_server *srv) {
                 continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 return; /* drained: the next connection brings a new edge */
-            if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
+            if (not_accepting(srv))
                 return;
             /* Out of descriptors or memory (or worse): the backlog keeps its connections,
              * and edge-triggered epoll will not report them again, so the watchdog
@@ -116,15 +121,9 @@ void tachy__loop_unlisten(tachy_server *srv) {
  * while accepting and waiting.
  */
 
-/* 1 if c's socket holds unread bytes. Lock held: the socket cannot be closed meanwhile. */
-static int unread(const tachy__conn *c) {
-    char b;
-    return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
-}
-
 void tachy__loop_drain_backlog(tachy_server *srv, long deadline) {
     for (tachy__conn *c = srv->loop->conns; c; c = c->next)
-        if (tachy__st_kind(atomic_load(&c->state)) == TACHY__CONN_PARKED && unread(c))
+        if (tachy__st_kind(atomic_load(&c->state)) == TACHY__CONN_PARKED && tachy__loop_unread(c))
             c->backlog_drain = TACHY__DRAIN_INFLIGHT;
     for (;;) {
         int took = 0;
@@ -152,7 +151,7 @@ void tachy__loop_drain_backlog(tachy_server *srv, long deadline) {
                 c->backlog_drain = TACHY__DRAIN_NONE; /* being served: stop waits for it anyway */
                 continue;
             }
-            if (unread(c)) {
+            if (tachy__loop_unread(c)) {
                 busy = 1; /* its request waits for a pool thread */
                 continue;
             }

@@ -186,6 +186,15 @@ void tachy__loop_serve(tachy_server *srv, tachy__conn *c);
  * the calling thread. Any thread. */
 void tachy__loop_exchange_closed(tachy__conn *c);
 
+/* tachy_server_drain's step: parked WebSockets are sent 1001 (once), idle HTTP connections
+ * (a request served, nothing unread) are closed when close_idle is set, every other
+ * parked connection is left as it was (states.c says which and why). Lock held on entry
+ * and exit, released meanwhile; the server is STARTED and draining. */
+void tachy__loop_drain_step(tachy_server *srv, int close_idle);
+/* 1 if c's socket holds unread bytes (a peek). srv->lock held or c owned: the socket stays
+ * open meanwhile. */
+int tachy__loop_unread(const tachy__conn *c);
+
 /* ---- slots.c ------------------------------------------------------------------------- */
 
 /* The connection struct of a slot (NULL: its chunk was never made). Any thread. */
