@@ -231,8 +231,9 @@ TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds);
 /*
  * Graceful drain, then stop (docs/load-balancing.md, "Graceful drain"), for at most
  * timeout_ms:
- *   - accepting stops at once (a SO_REUSEPORT server first serves what its accept queue
- *     holds, as stop does);
+ *   - accepting stops at once, once the connections already in the listening socket's
+ *     queue have been accepted (closing it would reset them) and have sent their first
+ *     request;
  *   - exchanges in progress finish; every response head written from now on carries
  *     "Connection: close" and its connection closes after it;
  *   - a request whose bytes have reached a connection (even one not read yet: pipelined,

@@ -102,19 +102,21 @@ void tachy__loop_unlisten(tachy_server *srv) {
 
 
 /*
- * SO_REUSEPORT (tachy_options.reuseport): the kernel hashes each new connection to one of
- * the listening sockets on the port and queues it there; closing (or shutting down) a
- * listening socket resets every connection still in its queue - connections the siblings
- * on the port would have served. So before a reuseport server stops accepting, what its
- * queue holds is accepted, and stop() waits (until deadline, ms) for:
+ * Closing (or shutting down) a listening socket resets every connection still in its
+ * queue: connections whose clients have connected and may have sent their request (a
+ * balancer would not resend it), and with SO_REUSEPORT (tachy_options.reuseport, where
+ * the kernel hashes each new connection to one of the sockets on the port) connections
+ * the siblings would have served. So before a drain (tachy_server_drain, stop with a
+ * delay) stops accepting, what the queue holds is accepted, and it waits (until
+ * deadline, ms) for:
  *   - each connection taken from the queue (backlog_drain = TACHY__DRAIN_NEW) to be claimed by a
  *     pool thread once, i.e. to have its first request served - a client that connected
  *     but has not sent yet is waited for too (it will send; it cannot know we stop);
  *   - each connection parked with bytes unread in its socket when the drain began
  *     (TACHY__DRAIN_INFLIGHT: a request whose event a pool thread has not taken yet) to be
  *     claimed, or to have nothing unread any more;
- * accepting again on every tick for connections that arrive meanwhile. Then stop goes on
- * as before (idle connections closed, exchanges in progress given the rest of the delay).
+ * accepting again on every tick for connections that arrive meanwhile. Then the drain goes
+ * on (loop/lifecycle.c: the listening socket shut down, the connections drained).
  * A connection whose handshake completes between the last accept and the close is still
  * reset by the kernel, unless net.ipv4.tcp_migrate_req = 1 (Linux 5.14+), which moves it
  * to a sibling (docs/load-balancing.md). Lock held, state STARTED; the lock is released

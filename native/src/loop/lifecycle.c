@@ -262,9 +262,11 @@ static int stop_server(tachy_server *srv, long timeout_ms, int drain) {
         return 0;
     }
     long deadline = tachy__now_ms() + timeout_ms;
-    /* 0. SO_REUSEPORT: the listening socket's queue is accepted and served first (within
-     * the delay), not reset by the close (accept.c, tachy__loop_drain_backlog). */
-    if (srv->opt.reuseport && drain && st == TACHY__SRV_STARTED) {
+    /* 0. The listening socket's queue is accepted and served first (within the delay),
+     * not reset by the shutdown (accept.c, tachy__loop_drain_backlog): with SO_REUSEPORT
+     * those connections were hashed to this socket; without it, a balancer's connect has
+     * succeeded and its request is on the way - it would not retry it. */
+    if (drain && st == TACHY__SRV_STARTED) {
         atomic_store(&srv->draining, 1); /* a second stop waits (the lock is let go) */
         tachy__loop_drain_backlog(srv, deadline);
     }

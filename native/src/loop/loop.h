@@ -236,7 +236,7 @@ int tachy__loop_listen(tachy_server *srv);
 /* Stops accepting: the listening socket leaves the park set and is shut down (closed by
  * the caller once the pool threads are gone). Lock held. */
 void tachy__loop_unlisten(tachy_server *srv);
-/* stop() of a SO_REUSEPORT server, before it stops accepting: accepts what the listening
+/* A drain (stop with a delay), before it stops accepting: accepts what the listening
  * socket's queue holds (closing it would reset those connections) and waits, at most until
  * deadline (ms), for each to have its first request read (accept.c says exactly what is
  * waited for). Lock held, state STARTED; released meanwhile. */
