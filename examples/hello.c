@@ -3,13 +3,15 @@
  *
  *   tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS] [-t TICK_MS]
  *               [-c CERT.pem -k KEY.pem] [--proxy-protocol] [--proxy-trusted NETS]
- *               [--reuseport]
+ *               [--reuseport] [--drain SECONDS]
  *
  * With -c and -k the same routes are served over HTTPS (the chain and key in PEM files).
  * -i caps the idle keep-alive connections kept (maxIdleConnections; default: no cap).
  * --proxy-protocol: every connection starts with a PROXY v1/v2 header (behind HAProxy's
  * send-proxy-v2 or nginx's proxy_protocol); --proxy-trusted "127.0.0.1,10.0.0.0/8" limits
  * who may send one. --reuseport: bind with SO_REUSEPORT (several processes on one port).
+ * --drain: how long the graceful drain on SIGTERM/SIGINT may take (default 10 s; 0: stop
+ * at once).
  *
  *   GET  /      -> 200 text/plain "Hello, World!"
  *   HEAD /      -> the same headers, no body
@@ -28,8 +30,11 @@
  *
  * Every WebSocket endpoint uses tachy_ws_attach: an open socket holds no thread.
  *
- * Prints "listening on http://ADDR:PORT/" once the server accepts connections, and stops
- * cleanly on SIGINT/SIGTERM.
+ * Prints "listening on http://ADDR:PORT/" once the server accepts connections. On SIGINT or
+ * SIGTERM it drains (tachy_server_drain: stops accepting, finishes what is in flight with
+ * "Connection: close", closes idle connections, sends WebSockets 1001), says "drained in N
+ * ms" on stderr and exits 0 - what a balancer's rolling restart needs
+ * (docs/load-balancing.md).
  */
 #include <tachy/tachy.h>
 #include <tachy/ws.h>
@@ -325,6 +330,13 @@ static int whoami(tachy_exchange *ex, void *user) {
 
 /* ---------------------------------------------------------------------------------------- */
 
+/* Monotonic milliseconds. */
+static long now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 static void usage(void) {
     fprintf(stderr,
             "usage: tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS] [-t TICK_MS]\n"
@@ -334,6 +346,8 @@ static void usage(void) {
             "                   [--proxy-trusted NETS]     (only these may send it, e.g.\n"
             "                                               \"127.0.0.1,10.0.0.0/8\")\n"
             "                   [--reuseport]              (SO_REUSEPORT: share the port)\n"
+            "                   [--drain SECONDS]          (graceful drain on SIGTERM/SIGINT,\n"
+            "                                               at most this long; default 10)\n"
             "  GET /metrics: Prometheus text; GET /ip: the client's address\n");
 }
 
@@ -345,11 +359,13 @@ int main(int argc, char **argv) {
      * on idle keep-alive connections (-i sets maxIdleConnections: 200 is the JDK's) */
     tachy_options_init(&options);
     const char *cert_file = NULL, *key_file = NULL;
+    long drain_seconds = 10;
     int opt;
     static const struct option longopts[] = {
         {"proxy-protocol", no_argument, NULL, 'P'},
         {"proxy-trusted", required_argument, NULL, 'T'},
         {"reuseport", no_argument, NULL, 'R'},
+        {"drain", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -363,6 +379,9 @@ int main(int argc, char **argv) {
             break;
         case 'R':
             options.reuseport = 1;
+            break;
+        case 'D':
+            drain_seconds = atol(optarg) >= 0 ? atol(optarg) : 10;
             break;
         case 'c':
             cert_file = optarg;
@@ -441,7 +460,9 @@ int main(int argc, char **argv) {
     ticking = 0;
     if (have_ticker)
         pthread_join(tick_thread, NULL);
-    tachy_server_stop(srv, 1);
+    long t0 = now_ms();
+    tachy_server_drain(srv, drain_seconds * 1000);
+    fprintf(stderr, "tachy-hello: drained in %ld ms\n", now_ms() - t0);
     tachy_server_destroy(srv);
     return 0;
 }

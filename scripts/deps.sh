@@ -4,14 +4,14 @@
 #
 #   c     compiler, CMake, OpenSSL, zlib, cmocka, curl
 #   java  + JDK 17 and Maven
-#   test  + valgrind and the real clients the tests drive (wrk, h2load, python3 with
+#   test  + valgrind and the real clients the tests drive (wrk, h2load, HAProxy, python3 with
 #           websockets, node + npm for the `ws` client, headless chromium)
 set -euo pipefail
 
 tachy_packages() {
     local c="build-essential cmake ninja-build pkg-config libssl-dev zlib1g-dev libcmocka-dev curl"
     local java="openjdk-17-jdk-headless maven"
-    local test="valgrind wrk nghttp2-client python3 python3-websockets chromium"
+    local test="valgrind wrk haproxy nghttp2-client python3 python3-websockets chromium"
     # Node.js only from Debian when the machine has none (an image may ship its own).
     command -v npm >/dev/null 2>&1 || test="$test nodejs npm"
     case "${1:-c}" in

@@ -91,6 +91,11 @@ if ! python3 -c 'import prometheus_client' 2>/dev/null; then
 fi
 python3 tests/metrics_prometheus.py build/release/examples/tachy-hello
 
+step "behind HAProxy: PROXY v2, the client's address, a rolling restart under wrk (about 15 s)"
+# Two tachy-hello --proxy-protocol backends, each sent SIGTERM (it drains) and started again
+# while wrk runs through HAProxy: zero non-2xx, zero socket errors (docs/load-balancing.md).
+python3 tests/lb/haproxy_rolling.py --hello build/release/examples/tachy-hello --seconds 12
+
 step "tachy-fileserver side by side with the JDK's jwebserver"
 JWEB=$(command -v jwebserver || true)
 for j in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-21-openjdk-amd64; do

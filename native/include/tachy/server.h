@@ -217,14 +217,42 @@ TACHY_API int tachy_server_bind(tachy_server *srv, const char *host, int port, i
 TACHY_API int tachy_server_start(tachy_server *srv);
 
 /*
- * HttpServer.stop(delay): stops accepting at once, closes idle connections, lets active
- * exchanges finish for at most delay_seconds, then closes every connection. Returns when
- * every pool thread and the watchdog have exited (a thread still inside a handler that
- * ignores its closed connection is not waited for past the delay). A second call is harmless and
- * returns 0. delay_seconds < 0 gives TACHY_EINVAL. Any thread; called from one of this
- * server's handlers it does not wait for that handler (it cannot finish while it waits).
+ * HttpServer.stop(delay): with delay_seconds > 0, tachy_server_drain(srv, delay_seconds *
+ * 1000) - a graceful drain of at most the delay; with 0, stops accepting at once, closes
+ * every idle connection and then every other one without waiting. Returns when every pool
+ * thread and the watchdog have exited (a thread still inside a handler that ignores its
+ * closed connection is not waited for past the delay). A second call (or one during a
+ * drain) waits for the first to finish and returns 0. delay_seconds < 0 gives
+ * TACHY_EINVAL. Any thread; called from one of this server's handlers it cannot wait for
+ * that handler, whose connection is closed when the delay is over.
  */
 TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds);
+
+/*
+ * Graceful drain, then stop (docs/load-balancing.md, "Graceful drain"), for at most
+ * timeout_ms:
+ *   - accepting stops at once, once the connections already in the listening socket's
+ *     queue have been accepted (closing it would reset them) and have sent their first
+ *     request;
+ *   - exchanges in progress finish; every response head written from now on carries
+ *     "Connection: close" and its connection closes after it;
+ *   - a request whose bytes have reached a connection (even one not read yet: pipelined,
+ *     or in the socket) is served, with "Connection: close";
+ *   - idle connections - keep-alive ones between requests, and new ones whose first
+ *     request has not come - are closed once the drain has run 100 ms: the close a client
+ *     may retry after (RFC 9112 section 9.6); a connection in use gets its next request
+ *     within that time and is closed after answering it;
+ *   - parked WebSockets (tachy_ws_attach) are sent a close frame with 1001 (going away)
+ *     and closed when the close handshake ends;
+ * and the stop ends as stop(0) does: at the deadline, whatever is left is closed. Returns
+ * as soon as no connection is left (or at the deadline, plus the time threads need to
+ * leave). timeout_ms 0 is stop(0). 0, or TACHY_EINVAL (srv NULL, timeout_ms < 0); a second
+ * call waits for the first and returns 0. Any thread except a handler of this server's
+ * (its own exchange would hold the drain until the deadline); srv stays the caller's (free
+ * it with tachy_server_destroy). WebSockets served by tachy_ws_serve (a thread each) are
+ * not sent 1001: their handler owns them (it may close them itself).
+ */
+TACHY_API int tachy_server_drain(tachy_server *srv, long timeout_ms);
 
 /* Stops (delay 0) if needed and frees the server and its contexts. NULL is a no-op.
  * Any thread except the server's own; srv and every context handle become invalid. */

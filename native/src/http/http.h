@@ -182,6 +182,7 @@ struct tachy__conn {
     int peer_port, local_port;
     int addr_cached;          /* bit 1: peer, bit 2: local */
     int parked_idle;          /* parked between requests (counted in srv->nidle) */
+    int drain_idle;           /* parked_idle when a drain claimed it (loop/states.c) */
     atomic_int in_handler;    /* running user code: stop() does not wait for it */
     int close_after;          /* close after the current exchange */
     int held;                 /* output held: no socket call writes (tachy_exchange_hold) */

@@ -220,6 +220,11 @@ static int write_head(tachy__conn *c, int code, int framing, int64_t len, head_s
     d[6 + TACHY__DATE_LEN] = '\r';
     d[7 + TACHY__DATE_LEN] = '\n';
     w->len += cl + pl + 2 + 8 + TACHY__DATE_LEN;
+    /* The server is draining (tachy_server_drain): a final response closes its connection
+     * and says so (RFC 9112 section 9.6), so the client sends nothing more on it and
+     * retries elsewhere; the handler's own Connection and Keep-Alive give way to ours. A
+     * 1xx is not final, and a 101's connection becomes a WebSocket's. */
+    int drain = code >= 200 && atomic_load_explicit(&c->srv->draining, memory_order_relaxed);
     size_t nl, vl;
     const char *name, *value;
     while (head_next(src, &name, &nl, &value, &vl)) {
@@ -229,6 +234,10 @@ static int write_head(tachy__conn *c, int code, int framing, int64_t len, head_s
             (nl == 14 && framing == FRAMING_LENGTH && memcmp(name, "Content-length", 14) == 0) ||
             (nl == 17 && framing == FRAMING_CHUNKED &&
              memcmp(name, "Transfer-encoding", 17) == 0))
+            continue;
+        if (__builtin_expect(drain, 0) &&
+            ((nl == 10 && memcmp(name, "Connection", 10) == 0) ||
+             (nl == 10 && memcmp(name, "Keep-alive", 10) == 0)))
             continue;
         /* A handler that answers "Connection: close" gets it honoured. */
         if (nl == 10 && memcmp(name, "Connection", 10) == 0 && vl == 5 &&
@@ -244,6 +253,11 @@ static int write_head(tachy__conn *c, int code, int framing, int64_t len, head_s
         p[nl + 2 + vl] = '\r';
         p[nl + 3 + vl] = '\n';
         w->len += nl + vl + 4;
+    }
+    if (__builtin_expect(drain, 0)) {
+        if (tachy__buf_append(w, "Connection: close\r\n", 19) < 0)
+            return TACHY_ENOMEM;
+        c->close_after = 1;
     }
     /* The framing header and the empty line, in one reservation. */
     static const char te[] = "Transfer-encoding: chunked\r\n\r\n", cl_name[] = "Content-length: ";

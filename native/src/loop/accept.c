@@ -31,8 +31,6 @@ void tachy__loop_requeue_listener(tachy_server *srv) {
     tachy__loop_ready_push(srv, &ev, 1);
 }
 
-/* The listening socket is readable: accept what waits, at most ACCEPT_BATCH at a time so
- * that connections already open are not starved by a flood of new ones. */
 /* Accepts one connection and registers it (drain: adopt's mark). 1 when one was taken, 0
  * when the queue is empty, -1 on another error (errno says which). Accepted sockets are
  * blocking (no SOCK_NONBLOCK): an owner thread blocks in them, bounded by the timeouts
@@ -52,18 +50,25 @@ static int accept_one(tachy_server *srv, int drain) {
     }
 }
 
+/* Accepting has ended: the server stops, or drains (its listening socket is shut down). */
+static int not_accepting(tachy_server *srv) {
+    return atomic_load(&srv->state) != TACHY__SRV_STARTED || atomic_load(&srv->draining);
+}
+
+/* The listening socket is readable: accept what waits, at most ACCEPT_BATCH at a time so
+ * that connections already open are not starved by a flood of new ones. */
 void tachy__loop_accept_some(tachy_server *srv) {
     int drain = atomic_load_explicit(&srv->loop->backlog_draining, memory_order_relaxed)
                     ? TACHY__DRAIN_NEW
                     : TACHY__DRAIN_NONE;
     for (int i = 0; i < ACCEPT_BATCH; i++) {
-        if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
+        if (not_accepting(srv))
             return;
         int r = accept_one(srv, drain);
         if (r == 0)
             return; /* drained: the next connection brings a new edge */
         if (r < 0) {
-            if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
+            if (not_accepting(srv))
                 return;
             /* Out of descriptors or memory (or worse): the backlog keeps its connections,
              * and edge-triggered epoll will not report them again, so the watchdog
@@ -112,30 +117,26 @@ void tachy__loop_unlisten(tachy_server *srv) {
 
 
 /*
- * SO_REUSEPORT (tachy_options.reuseport): the kernel hashes each new connection to one of
- * the listening sockets on the port and queues it there; closing (or shutting down) a
- * listening socket resets every connection still in its queue - connections the siblings
- * on the port would have served. So before a reuseport server stops accepting, what its
- * queue holds is accepted, and stop() waits (until deadline, ms) for:
+ * Closing (or shutting down) a listening socket resets every connection still in its
+ * queue: connections whose clients have connected and may have sent their request (a
+ * balancer would not resend it), and with SO_REUSEPORT (tachy_options.reuseport, where
+ * the kernel hashes each new connection to one of the sockets on the port) connections
+ * the siblings would have served. So before a drain (tachy_server_drain, stop with a
+ * delay) stops accepting, what the queue holds is accepted, and it waits (until
+ * deadline, ms) for:
  *   - each connection taken from the queue (backlog_drain = TACHY__DRAIN_NEW) to be claimed by a
  *     pool thread once, i.e. to have its first request served - a client that connected
  *     but has not sent yet is waited for too (it will send; it cannot know we stop);
  *   - each connection parked with bytes unread in its socket when the drain began
  *     (TACHY__DRAIN_INFLIGHT: a request whose event a pool thread has not taken yet) to be
  *     claimed, or to have nothing unread any more;
- * accepting again on every tick for connections that arrive meanwhile. Then stop goes on
- * as before (idle connections closed, exchanges in progress given the rest of the delay).
+ * accepting again on every tick for connections that arrive meanwhile. Then the drain goes
+ * on (loop/lifecycle.c: the listening socket shut down, the connections drained).
  * A connection whose handshake completes between the last accept and the close is still
  * reset by the kernel, unless net.ipv4.tcp_migrate_req = 1 (Linux 5.14+), which moves it
  * to a sibling (docs/load-balancing.md). Lock held, state STARTED; the lock is released
  * while accepting and waiting.
  */
-
-/* 1 if c's socket holds unread bytes. Lock held: the socket cannot be closed meanwhile. */
-static int unread(const tachy__conn *c) {
-    char b;
-    return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
-}
 
 void tachy__loop_drain_backlog(tachy_server *srv, long deadline) {
     /* Pool threads still accept meanwhile (the listener stays in the park set until the
@@ -146,7 +147,7 @@ void tachy__loop_drain_backlog(tachy_server *srv, long deadline) {
          * the drain began, or accepted by a pool thread since - is waited for. */
         for (tachy__conn *c = srv->loop->conns; c; c = c->next)
             if (c->backlog_drain == TACHY__DRAIN_NONE &&
-                tachy__st_kind(atomic_load(&c->state)) == TACHY__CONN_PARKED && unread(c))
+                tachy__st_kind(atomic_load(&c->state)) == TACHY__CONN_PARKED && tachy__loop_unread(c))
                 c->backlog_drain = TACHY__DRAIN_INFLIGHT;
         int took = 0;
         pthread_mutex_unlock(&srv->lock);
@@ -163,7 +164,7 @@ void tachy__loop_drain_backlog(tachy_server *srv, long deadline) {
                 c->backlog_drain = TACHY__DRAIN_NONE; /* being served: stop waits for it anyway */
                 continue;
             }
-            if (unread(c)) {
+            if (tachy__loop_unread(c)) {
                 busy = 1; /* its request waits for a pool thread */
                 continue;
             }

@@ -235,38 +235,69 @@ TACHY_API int tachy_server_start(tachy_server *srv) {
     return rc;
 }
 
-TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds) {
-    if (!srv || delay_seconds < 0)
-        return TACHY_EINVAL;
+/* A drain closes idle connections only after this long: a connection in use gets its next
+ * request meanwhile - answered with "Connection: close", then closed, which no client can
+ * mistake - so what is closed idle is idle indeed, not a connection whose client is
+ * sending its next request at that instant (a close it would have to retry); and a new
+ * connection's first request, on its way, has time to come. */
+#define DRAIN_IDLE_GRACE_MS 100
+
+/* Waits for a stop that another caller has begun to finish. Lock held. */
+static void wait_stopped(tachy_server *srv) {
+    while (atomic_load(&srv->state) != TACHY__SRV_STOPPED)
+        pthread_cond_wait(&srv->cond, &srv->lock);
+}
+
+/*
+ * stop(delay) and drain(timeout): the steps in order (each one's comment below). With
+ * drain, the graceful steps (0-2) run for at most timeout_ms; without it (stop(0)) idle
+ * connections are closed at once and nothing in progress is waited for.
+ */
+static int stop_server(tachy_server *srv, long timeout_ms, int drain) {
     pthread_mutex_lock(&srv->lock);
     int st = atomic_load(&srv->state);
-    if (st == TACHY__SRV_STOPPED || st == TACHY__SRV_STOPPING) {
+    if (st == TACHY__SRV_STOPPED || st == TACHY__SRV_STOPPING ||
+        (st == TACHY__SRV_STARTED && atomic_load(&srv->draining))) {
         /* Second stop: wait for the first to finish, then succeed. */
-        while (atomic_load(&srv->state) == TACHY__SRV_STOPPING)
-            pthread_cond_wait(&srv->cond, &srv->lock);
+        wait_stopped(srv);
         pthread_mutex_unlock(&srv->lock);
         return 0;
     }
-    /* 0. SO_REUSEPORT: the listening socket's queue is accepted and served first (within
-     * the delay), not reset by the close (accept.c, tachy__loop_drain_backlog). */
-    if (srv->opt.reuseport && delay_seconds > 0 && st == TACHY__SRV_STARTED) {
-        long deadline = tachy__now_ms() + (long)delay_seconds * 1000;
+    long deadline = tachy__now_ms() + timeout_ms;
+    /* 0. The listening socket's queue is accepted and served first (within the delay),
+     * not reset by the shutdown (accept.c, tachy__loop_drain_backlog): with SO_REUSEPORT
+     * those connections were hashed to this socket; without it, a balancer's connect has
+     * succeeded and its request is on the way - it would not retry it. */
+    if (drain && st == TACHY__SRV_STARTED) {
+        atomic_store(&srv->draining, 1); /* a second stop waits (the lock is let go) */
         tachy__loop_drain_backlog(srv, deadline);
-        long left = deadline - tachy__now_ms();
-        delay_seconds = left > 0 ? (int)((left + 999) / 1000) : 0;
-        st = atomic_load(&srv->state);
-        if (st != TACHY__SRV_STARTED) { /* another stop ran meanwhile (the lock was let go) */
-            while (atomic_load(&srv->state) == TACHY__SRV_STOPPING)
-                pthread_cond_wait(&srv->cond, &srv->lock);
-            pthread_mutex_unlock(&srv->lock);
-            return 0;
+    }
+    if (drain && st == TACHY__SRV_STARTED) {
+        /* 1. Stop accepting; from here on every response head says "Connection: close"
+         * (http/response.c). The state stays STARTED: connections still park, are served,
+         * requeued. */
+        atomic_store(&srv->draining, 1);
+        tachy__loop_unlisten(srv);
+        /* 2. Until every connection is gone or the deadline: exchanges in progress
+         * finish; requests already in a socket are served; parked WebSockets are sent
+         * 1001; idle connections are closed, after the grace (loop/states.c,
+         * tachy__loop_drain_step). */
+        long began = tachy__now_ms();
+        for (;;) {
+            long now = tachy__now_ms();
+            tachy__loop_drain_step(srv, now - began >= DRAIN_IDLE_GRACE_MS || now >= deadline);
+            if (srv->loop->nconns == 0 || tachy__now_ms() >= deadline)
+                break;
+            wait_tick(srv, 5);
         }
     }
     atomic_store(&srv->state, TACHY__SRV_STOPPING);
-    /* 1. Stop accepting at once (new connections are refused from here on). */
+    /* 3. Stop accepting at once (new connections are refused from here on). */
     tachy__loop_unlisten(srv);
-    /* 2-4. Idle connections now, active ones within delay_seconds, then threads. */
-    pool_stop(srv, delay_seconds);
+    /* 4. Idle connections now, active ones within the delay (a drain has used it: none),
+     * then threads. */
+    long left = drain ? 0 : deadline - tachy__now_ms();
+    pool_stop(srv, left > 0 ? (int)((left + 999) / 1000) : 0);
     if (srv->fd >= 0) {
         close(srv->fd);
         srv->fd = -1;
@@ -275,6 +306,18 @@ TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds) {
     pthread_cond_broadcast(&srv->cond);
     pthread_mutex_unlock(&srv->lock);
     return 0;
+}
+
+TACHY_API int tachy_server_stop(tachy_server *srv, int delay_seconds) {
+    if (!srv || delay_seconds < 0)
+        return TACHY_EINVAL;
+    return stop_server(srv, (long)delay_seconds * 1000, delay_seconds > 0);
+}
+
+TACHY_API int tachy_server_drain(tachy_server *srv, long timeout_ms) {
+    if (!srv || timeout_ms < 0)
+        return TACHY_EINVAL;
+    return stop_server(srv, timeout_ms, timeout_ms > 0);
 }
 
 /* HttpServer has no destroy; here the user's reference goes: stop(0) first (the running

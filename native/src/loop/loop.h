@@ -187,6 +187,15 @@ void tachy__loop_serve(tachy_server *srv, tachy__conn *c);
  * the calling thread. Any thread. */
 void tachy__loop_exchange_closed(tachy__conn *c);
 
+/* tachy_server_drain's step: parked WebSockets are sent 1001 (once), idle HTTP connections
+ * (a request served, nothing unread) are closed when close_idle is set, every other
+ * parked connection is left as it was (states.c says which and why). Lock held on entry
+ * and exit, released meanwhile; the server is STARTED and draining. */
+void tachy__loop_drain_step(tachy_server *srv, int close_idle);
+/* 1 if c's socket holds unread bytes (a peek). srv->lock held or c owned: the socket stays
+ * open meanwhile. */
+int tachy__loop_unread(const tachy__conn *c);
+
 /* ---- slots.c ------------------------------------------------------------------------- */
 
 /* The connection struct of a slot (NULL: its chunk was never made). Any thread. */
@@ -228,7 +237,7 @@ int tachy__loop_listen(tachy_server *srv);
 /* Stops accepting: the listening socket leaves the park set and is shut down (closed by
  * the caller once the pool threads are gone). Lock held. */
 void tachy__loop_unlisten(tachy_server *srv);
-/* stop() of a SO_REUSEPORT server, before it stops accepting: accepts what the listening
+/* A drain (stop with a delay), before it stops accepting: accepts what the listening
  * socket's queue holds (closing it would reset those connections) and waits, at most until
  * deadline (ms), for each to have its first request read (accept.c says exactly what is
  * waited for). Lock held, state STARTED; released meanwhile. */

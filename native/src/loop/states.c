@@ -19,7 +19,8 @@
  *   state            held by             word      enters by                leaves by
  *   ---------------  ------------------  --------  -----------------------  --------------------
  *   FREE             the free list       FREE      close                    adopt
- *   PARKED idle      the park set        PARKED    adopt, park (idle)       claim (event), sweep
+ *   PARKED idle      the park set        PARKED    adopt, park (idle)       claim (event), sweep,
+ *                                                                           drain (close)
  *   PARKED head      the park set        PARKED    park (a partial head)    claim, sweep (maxReqTime)
  *   QUEUED           the resumed list    PARKED    requeue                  claim (ready_pop), sweep
  *   OWNED            one thread          OWNED     claim                    park, lend, linger,
@@ -30,11 +31,14 @@
  *   LINGERING        the park set        PARKED    linger (after an error   claim -> drain; EOF,
  *                                                  response)                deadline: close
  *   PARKED WebSocket the park set        PARKED    ws adopt (loop/wspark.c) claim -> a frame;
- *                                                                           close
+ *                                                                           close; drain (1001,
+ *                                                                           parked again)
  *
  * Stop (loop/lifecycle.c) and the watchdog's sweep (loop/watchdog.c) only claim PARKED
  * connections - a claim like any other - and close them; an OWNED or LENT connection is
- * ended by its holder (a shut-down socket makes its next I/O fail).
+ * ended by its holder (a shut-down socket makes its next I/O fail). A drain
+ * (tachy__loop_drain_step) claims parked connections too, and closes only the idle ones;
+ * the others it parks again.
  */
 #include "loop/loop.h"
 
@@ -377,6 +381,74 @@ void tachy__loop_serve(tachy_server *srv, tachy__conn *c) {
         return;
     }
     tachy__loop_run(c, 0);
+}
+
+/* ---- draining: PARKED -> OWNED -> FREE, or back to PARKED ---------------------------- */
+
+int tachy__loop_unread(const tachy__conn *c) {
+    char b;
+    return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+/*
+ * One step of tachy_server_drain (loop/lifecycle.c), which calls it every few ms until no
+ * connection is left. Each parked connection is claimed (a claim like any other) and:
+ *   - a parked WebSocket is sent a close frame with 1001, going away (RFC 6455 section
+ *     7.4.1), once (tachy_ws_close refuses a second); its close handshake then runs as
+ *     usual on a pool thread, which closes the connection when it is over (or the
+ *     WebSocket's close timer when the peer does not answer), and it is parked again;
+ *   - with close_idle, an idle HTTP connection - between requests, or not run yet (a
+ *     fresh one whose first request has not come), nothing unread in its socket - is
+ *     closed: that is the close a client may retry after (RFC 9112 section 9.6: it sent
+ *     nothing we have not answered);
+ *   - every other one goes back to the park set as it was: a request whose bytes are in
+ *     its socket (its event is on its way to a pool thread, which serves it with
+ *     "Connection: close"), a partial head, an idle one before close_idle, a lingering
+ *     close.
+ * A connection with unread bytes is not even claimed. Lock held on entry and exit;
+ * released while acting.
+ */
+void tachy__loop_drain_step(tachy_server *srv, int close_idle) {
+    tachy__conn *mine = NULL;
+    for (tachy__conn *c = srv->loop->conns; c; c = c->next) {
+        uint64_t s = atomic_load(&c->state);
+        if (tachy__st_kind(s) != TACHY__CONN_PARKED || tachy__loop_unread(c))
+            continue;
+        /* The claim (tachy__loop_claim's, keeping parked_idle: it says how c parked) */
+        if (!atomic_compare_exchange_strong(&c->state, &s,
+                                            tachy__st_make(tachy__st_gen(s), TACHY__CONN_OWNED)))
+            continue; /* a pool thread took it: it is being served */
+        c->drain_idle = c->parked_idle;
+        if (c->parked_idle) {
+            c->parked_idle = 0;
+            atomic_fetch_sub(&srv->loop->nidle, 1);
+        }
+        c->next_free = mine; /* scratch link while we own it, as the sweep's */
+        mine = c;
+    }
+    if (!mine)
+        return;
+    pthread_mutex_unlock(&srv->lock);
+    while (mine) {
+        tachy__conn *c = mine;
+        mine = c->next_free;
+        tachy_ws *ws = srv->loop->ws_of[c->slot];
+        if (ws) {
+            tachy_ws_close(ws, TACHY_WS_CLOSE_GOING_AWAY, "server going away");
+        } else if (close_idle && (c->drain_idle || !c->started) && !c->lingering &&
+                   !tachy__loop_unread(c)) {
+            tachy__loop_close(c);
+            continue;
+        }
+        /* Back as it was: idle (counted again), or waiting for the rest of a head. */
+        int pr = tachy__loop_park(c, c->drain_idle,
+                                  atomic_load_explicit(&c->deadline, memory_order_relaxed));
+        if (pr == 0)
+            tachy__loop_requeue(c); /* an event came while we held it: a pool thread reads */
+        else if (pr < 0)
+            tachy__loop_close(c); /* maxIdleConnections (it was counted out by the claim) */
+    }
+    pthread_mutex_lock(&srv->lock);
 }
 
 /* ---- -> FREE ------------------------------------------------------------------------- */

@@ -68,6 +68,10 @@ struct tachy_server {
     pthread_cond_t cond;      /* state, connection and thread counts changed (monotonic) */
     atomic_int refs;          /* 1 for the user + 1 per live pool thread */
     atomic_int state;         /* TACHY__SRV_* */
+    /* tachy_server_drain (or stop with a delay) has begun: every response head written from
+     * now on says "Connection: close" (http/response.c) and the loop closes connections as
+     * they fall idle (loop/states.c, tachy__loop_drain_step). Set once, never cleared. */
+    atomic_int draining;
     int fd;                   /* listening socket or -1 */
     struct sockaddr_storage addr;
     socklen_t addr_len;

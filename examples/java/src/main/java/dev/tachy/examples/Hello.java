@@ -37,8 +37,12 @@ import java.util.concurrent.TimeUnit;
  *
  * It uses nothing but com.sun.net.httpserver: with tachy-httpserver.jar on the class path
  * it runs on tachy, without it on the JDK's built-in server. It prints
- * "listening on http://ADDR:PORT/" once the server accepts connections and stops on
- * SIGINT/SIGTERM.
+ * "listening on http://ADDR:PORT/" once the server accepts connections. On SIGINT/SIGTERM
+ * a shutdown hook calls HttpServer.stop(delay), delay from -Dhello.drain=SECONDS (default
+ * 10): on tachy that is a graceful drain (in-flight exchanges finish with "Connection:
+ * close", idle connections are closed, WebSockets get 1001; docs/load-balancing.md), then
+ * the process exits 0 (not the JVM's 143 for SIGTERM: a balancer's rolling restart reads
+ * it as a clean stop).
  */
 public final class Hello {
     private static final byte[] HELLO = "Hello, World!".getBytes(StandardCharsets.US_ASCII);
@@ -80,10 +84,15 @@ public final class Hello {
                 ? "listening on http://[" + host + "]:" + a.getPort() + "/"
                 : "listening on http://" + host + ":" + a.getPort() + "/");
         System.out.flush();
+        int drain = Integer.getInteger("hello.drain", 10);
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.stop(1);
+            long t0 = System.nanoTime();
+            server.stop(drain);
+            System.err.println("Hello: drained in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
             done.countDown();
+            // A stop asked for by a signal is a clean exit: 0, not 128 + the signal.
+            Runtime.getRuntime().halt(0);
         }, "hello-shutdown"));
         done.await();
     }
