@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,11 +72,38 @@ static void echo_message(tachy_ws *ws, int type, const void *data, size_t len, i
     (void)last;
 }
 
+/* The thread that ran the last frag_message callback, and /block's state (below). */
+static pthread_mutex_t frag_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t frag_thread;
+static int frag_blocked, frag_release;
+
 /* deliver_fragments: every piece is echoed as a fragment of the same kind. */
 static void frag_message(tachy_ws *ws, int type, const void *data, size_t len, int last,
                          void *user) {
     (void)user;
+    pthread_mutex_lock(&frag_lock);
+    frag_thread = pthread_self();
+    pthread_mutex_unlock(&frag_lock);
     tachy_ws_send_fragment(ws, type, data, len, last);
+}
+
+/* GET /block: on the thread that ran the last frag_message callback, waits (at most 5 s)
+ * until the test lets go; on any other thread answers at once. */
+static int block_handler(tachy_exchange *ex, void *user) {
+    (void)user;
+    pthread_mutex_lock(&frag_lock);
+    if (pthread_equal(frag_thread, pthread_self())) {
+        frag_blocked = 1;
+        long until = ts_now_ms() + 5000;
+        while (!frag_release && ts_now_ms() < until) {
+            pthread_mutex_unlock(&frag_lock);
+            ts_sleep_ms(5);
+            pthread_mutex_lock(&frag_lock);
+        }
+    }
+    pthread_mutex_unlock(&frag_lock);
+    tachy_exchange_send_response_headers(ex, 200, -1);
+    return tachy_exchange_close(ex);
 }
 
 static void closer_open(tachy_ws *ws, void *user) {
@@ -157,6 +185,7 @@ static int setup(void **state) {
     assert_int_equal(tachy_server_create(&srv, "127.0.0.1", 0, 0, NULL), 0);
     assert_int_equal(tachy_server_create_context(srv, "/echo", ws_handler, &echo_opt, NULL), 0);
     assert_int_equal(tachy_server_create_context(srv, "/frag", ws_handler, &frag_opt, NULL), 0);
+    assert_int_equal(tachy_server_create_context(srv, "/block", block_handler, NULL, NULL), 0);
     assert_int_equal(tachy_server_create_context(srv, "/closer", ws_handler, &closer_opt, NULL), 0);
     assert_int_equal(tachy_server_create_context(srv, "/hold", ws_handler, &hold_opt, NULL), 0);
     assert_int_equal(tachy_server_create_context(srv, "/slow", ws_handler, &slow_opt, NULL), 0);
@@ -452,6 +481,65 @@ static void fragmented_message_with_control_frames_between(void **state) {
     send_frame(fd, 0, 0, "\xba\xe1", 2);
     send_frame(fd, 1, 0, "\xbd\xb9", 2);
     expect_message(fd, 1, "\xce\xba\xe1\xbd\xb9", 5);
+    client_close(fd);
+}
+
+/*
+ * A fragmented message that a callback began is continued by the next frame's callback
+ * even when another pool thread runs it (attached sockets: the thread that ran the first
+ * callback is kept busy in /block meanwhile). It used to wait for the first thread, which
+ * had moved on, until the send timed out: under load the echo of the second piece never
+ * came. Served sockets have a thread of their own: the same pieces, with the pauses.
+ */
+static void fragments_continue_on_another_thread(void **state) {
+    (void)state;
+    int fd = ws_open("/frag", NULL, NULL, 0);
+    rframe f;
+    send_frame(fd, 0, 1, "ab", 2);
+    assert_int_equal(read_frame(fd, &f), 0);
+    assert_string_equal((char *)f.data, "ab");
+    free(f.data);
+    int blocker = -1;
+    pthread_mutex_lock(&frag_lock);
+    frag_blocked = frag_release = 0;
+    pthread_mutex_unlock(&frag_lock);
+    for (int i = 0; attach_mode && i < 50 && blocker < 0; i++) {
+        int h = ts_connect(port);
+        ts_send(h, "GET /block HTTP/1.1\r\nHost: x\r\n\r\n", -1);
+        long until = ts_now_ms() + 300;
+        int blocked = 0;
+        while (!blocked && ts_now_ms() < until) {
+            pthread_mutex_lock(&frag_lock);
+            blocked = frag_blocked;
+            pthread_mutex_unlock(&frag_lock);
+            struct pollfd pfd = {h, POLLIN, 0};
+            if (!blocked && poll(&pfd, 1, 10) > 0)
+                break; /* answered by another thread: try again */
+        }
+        if (blocked)
+            blocker = h;
+        else
+            ts_close(h);
+    }
+    if (attach_mode)
+        assert_true(blocker >= 0); /* the first piece's thread is busy now */
+    send_frame(fd, 0, 0, "cd", 2);
+    assert_int_equal(read_frame(fd, &f), 0);
+    assert_int_equal(f.op, 0);
+    assert_string_equal((char *)f.data, "cd");
+    free(f.data);
+    send_frame(fd, 1, 0, "e", 1);
+    assert_int_equal(read_frame(fd, &f), 0);
+    assert_int_equal(f.fin, 1);
+    assert_string_equal((char *)f.data, "e");
+    free(f.data);
+    pthread_mutex_lock(&frag_lock);
+    frag_release = 1;
+    pthread_mutex_unlock(&frag_lock);
+    if (blocker >= 0) {
+        assert_int_equal(ts_read_head(blocker, (char[256]){0}, 256), 200);
+        ts_close(blocker);
+    }
     client_close(fd);
 }
 
@@ -1221,6 +1309,7 @@ static void close_from_another_thread(void **state) {
     BOTH(frames_arriving_byte_by_byte) \
     BOTH(fragmented_message_with_control_frames_between) \
     BOTH(deliver_fragments_mode_echoes_pieces) \
+    BOTH(fragments_continue_on_another_thread) \
     BOTH(ping_pong) \
     BOTH(close_with_and_without_code) \
     BOTH(bad_close_frames) \

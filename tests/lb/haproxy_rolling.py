@@ -43,6 +43,9 @@ defaults
     timeout server  30s
     retries 3
     option redispatch
+    # a backend that closes an idle kept-alive connection as it drains may race a request
+    # HAProxy has just sent on it: nothing came back, so it is safe to send again
+    retry-on conn-failure empty-response response-timeout
 
 frontend web
     bind 127.0.0.1:{fe}

@@ -815,6 +815,10 @@ tachy_ws *tachy__ws_take_attached(tachy__conn *c) {
     return ws;
 }
 
+int tachy__ws_in_driver(const tachy_ws *ws) {
+    return __atomic_load_n(&ws->driver, __ATOMIC_ACQUIRE) == &drive_mark;
+}
+
 int tachy__ws_drive(tachy_ws *ws) {
     reader *r = ws->rd;
     __atomic_store_n(&ws->driver, &drive_mark, __ATOMIC_RELEASE);

@@ -280,11 +280,24 @@ int tachy__ws_write_encoded_locked(tachy_ws *ws, const uint8_t *frame, size_t le
  * Takes the lock for a data frame: waits while another thread is in the middle of a
  * fragmented message (at most send_timeout_ms). On success returns 0 with the lock held.
  */
+/* Whether the calling thread owns ws's unfinished fragmented message (lock held): the
+ * thread that began it - or, for one begun by a callback of an attached socket, whichever
+ * pool thread drives the socket's callbacks now (one at a time, in order: the message
+ * belongs to the callbacks, and the next frame's may run on another thread). */
+static int frag_mine_locked(tachy_ws *ws) {
+    if (pthread_equal(ws->frag_owner, pthread_self()))
+        return 1;
+    if (ws->frag_by_driver && tachy__ws_in_driver(ws)) {
+        ws->frag_owner = pthread_self();
+        return 1;
+    }
+    return 0;
+}
+
 int tachy__ws_lock_for_data(tachy_ws *ws, int continuing) {
     pthread_mutex_lock(&ws->lock);
     long long deadline = -2;
-    while (ws->frag_active && !pthread_equal(ws->frag_owner, pthread_self()) && !ws->dead &&
-           !ws->close_sent) {
+    while (ws->frag_active && !frag_mine_locked(ws) && !ws->dead && !ws->close_sent) {
         if (deadline == -2)
             deadline = tachy__ws_deadline_after(ws->opt.send_timeout_ms);
         if (deadline < 0) {
@@ -371,6 +384,8 @@ int tachy_ws_send_fragment(tachy_ws *ws, int type, const void *data, size_t len,
     }
     rc = tachy__ws_write_frame_locked(ws, last, 0, continuing ? TACHY__WS_OP_CONT : type, data, len);
     if (rc == 0 && !last) {
+        if (!continuing)
+            ws->frag_by_driver = tachy__ws_in_driver(ws);
         ws->frag_active = 1;
         ws->frag_owner = pthread_self();
         ws->frag_type = type;

@@ -196,6 +196,8 @@ struct tachy_ws {
 
     /* under lock */
     pthread_t frag_owner;
+    int frag_by_driver;      /* the unfinished message was begun by a callback of the
+                                attached socket: its next driver continues it (ws.c) */
     int frag_type;
     tachy__utf8 frag_utf8;
     tachy__deflater *deflater; /* created at the first compressed send */
@@ -279,6 +281,9 @@ tachy_ws *tachy__ws_take_attached(tachy__conn *c);
  * another TACHY_E* (nothing made). The thread that runs the exchange's handler. */
 int tachy__ws_handshake(tachy_exchange *ex, const tachy_ws_options *opt, int keeps_thread,
                         tachy_ws **out);
+/* 1 when the calling thread is in tachy__ws_drive for ws now (running its callbacks).
+ * Any thread. */
+int tachy__ws_in_driver(const tachy_ws *ws);
 /* Serves an attached connection's event (owner of its connection): flushes the backlog,
  * reads and handles every frame that is there, running the callbacks. 1: park it again
  * (nothing more to read now); 0: it has ended (tachy__ws_detach next). */
