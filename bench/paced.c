@@ -3,7 +3,7 @@
  * (bench/paced.sh, bench/README.md "Latency at a fixed rate").
  *
  *   paced -p PORT [-a ADDR] [-c CONNS] [-r RATE] [-d SECONDS] [-w WARMUP_S] [-u PATH]
- *         [-H 'Name: value']... [-t TIMEOUT_S] [-s SPIN_US] [-q]
+ *         [-H 'Name: value']... [-t TIMEOUT_S] [-s SPIN_US] [-q] [-S SLOW_FILE [-T SLOW_US]]
  *
  * CONNS keep-alive connections (default 64) share RATE requests per second (default 1000):
  * each connection has its own constant schedule, one request every CONNS / RATE seconds,
