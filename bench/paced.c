@@ -3,7 +3,7 @@
  * (bench/paced.sh, bench/README.md "Latency at a fixed rate").
  *
  *   paced -p PORT [-a ADDR] [-c CONNS] [-r RATE] [-d SECONDS] [-w WARMUP_S] [-u PATH]
- *         [-H 'Name: value']... [-t TIMEOUT_S] [-s SPIN_US] [-q]
+ *         [-H 'Name: value']... [-t TIMEOUT_S] [-s SPIN_US] [-q] [-S SLOW_FILE [-T SLOW_US]]
  *
  * CONNS keep-alive connections (default 64) share RATE requests per second (default 1000):
  * each connection has its own constant schedule, one request every CONNS / RATE seconds,
@@ -153,6 +153,18 @@ static int64_t g_spin_ns = 20000;   /* -s: poll instead of sleeping when the nex
 static uint64_t g_resp_in_wall;     /* responses that arrived while the clock was in the window */
 
 static hist g_lat, g_lag;
+
+/* -S FILE: the requests of the window slower than -T µs, kept here and written at the end
+ * (bounded), with CLOCK_MONOTONIC times so that they can be laid beside a server-side trace
+ * (perf sched record -k CLOCK_MONOTONIC, -Xlog with uptimenanos): where a slow one waited. */
+typedef struct {
+    int64_t intended, sent, done;
+    int ci;
+} slow_rec;
+static slow_rec *g_slow;
+static size_t g_nslow, g_slow_cap = 1 << 20;
+static uint64_t g_slow_dropped;
+static int64_t g_slow_ns = 1000000;
 static struct {
     uint64_t ok, non2xx, err_connect, err_read, err_write, err_parse, timeouts, missed;
     uint64_t closes, closes_inflight, reconnects, sent, responses_total, late_sends;
@@ -402,6 +414,12 @@ static void response_done(int ci, int status, int64_t now) {
         else
             S.non2xx++;
         hist_add(&g_lat, now - c->intended);
+        if (g_slow && now - c->intended >= g_slow_ns) {
+            if (g_nslow < g_slow_cap)
+                g_slow[g_nslow++] = (slow_rec){c->intended, c->sent_at, now, ci};
+            else
+                g_slow_dropped++;
+        }
     }
     c->intended += g_interval;
 }
@@ -533,7 +551,8 @@ static double cpu_s(void) {
 
 static void usage(void) {
     fprintf(stderr, "usage: paced -p PORT [-a ADDR] [-c CONNS] [-r RATE] [-d SECONDS] [-w WARMUP_S]\n"
-                    "             [-u PATH] [-H 'Name: value']... [-t TIMEOUT_S] [-s SPIN_US] [-q]\n");
+                    "             [-u PATH] [-H 'Name: value']... [-t TIMEOUT_S] [-s SPIN_US] [-q]\n"
+                    "             [-S SLOW_FILE [-T SLOW_US]]\n");
     exit(2);
 }
 
@@ -542,8 +561,9 @@ int main(int argc, char **argv) {
     int port = 0, quiet = 0;
     double rate = 1000, dur = 10, warm = 0, tmo = 2;
     char extra[4096] = "";
+    const char *slow_path = NULL;
     int o;
-    while ((o = getopt(argc, argv, "a:p:c:r:d:w:u:H:t:s:q")) != -1) {
+    while ((o = getopt(argc, argv, "a:p:c:r:d:w:u:H:t:s:qS:T:")) != -1) {
         switch (o) {
         case 'a': addr = optarg; break;
         case 'p': port = atoi(optarg); break;
@@ -555,6 +575,8 @@ int main(int argc, char **argv) {
         case 't': tmo = atof(optarg); break;
         case 's': g_spin_ns = (int64_t)(atof(optarg) * 1000); break;
         case 'q': quiet = 1; break;
+        case 'S': slow_path = optarg; break;
+        case 'T': g_slow_ns = (int64_t)(atof(optarg) * 1000); break;
         case 'H':
             if (strlen(extra) + strlen(optarg) + 3 >= sizeof extra)
                 usage();
@@ -584,6 +606,8 @@ int main(int argc, char **argv) {
     if (g_interval < 1)
         g_interval = 1;
 
+    if (slow_path && !(g_slow = malloc(g_slow_cap * sizeof *g_slow)))
+        return perror("malloc"), 1;
     g_ep = epoll_create1(EPOLL_CLOEXEC);
     g_conns = calloc((size_t)g_nconns, sizeof *g_conns);
     g_heap = calloc((size_t)g_nconns, sizeof *g_heap);
@@ -701,6 +725,21 @@ int main(int argc, char **argv) {
         for (int64_t t = c->intended; t < g_tend; t += g_interval)
             if (t >= g_tw)
                 S.missed++;
+    }
+    if (slow_path) {
+        FILE *f = fopen(slow_path, "w");
+        if (!f)
+            return perror(slow_path), 1;
+        fprintf(f, "# requests slower than %.0f us (%llu not kept); CLOCK_MONOTONIC ns: "
+                   "conn intended sent done latency_us server_us(done-sent)\n",
+                (double)g_slow_ns / 1000, (unsigned long long)g_slow_dropped);
+        for (size_t i = 0; i < g_nslow; i++) {
+            const slow_rec *r = &g_slow[i];
+            fprintf(f, "%d %lld %lld %lld %.1f %.1f\n", r->ci, (long long)r->intended,
+                    (long long)r->sent, (long long)r->done, (double)(r->done - r->intended) / 1000,
+                    (double)(r->done - r->sent) / 1000);
+        }
+        fclose(f);
     }
     double win = (double)(g_tend - g_tw) / 1e9;
     uint64_t asked = 0; /* intended send times in the window, counted from the schedule */

@@ -116,7 +116,7 @@ struct tachy__loop {
     uint32_t nresumed;
     pthread_cond_t spare_cond; /* spare threads wait here (monotonic clock) */
     /* Closers harvest the park set (workers.c, "closers harvest"): harvests counts their
-     * looks; pool threads that stepped back meanwhile wait on step_cond (step_lock, which
+     * looks that found events; pool threads that stepped back meanwhile wait on step_cond (step_lock, which
      * also guards step_gen, bumped to wake them). */
     atomic_uint_fast64_t harvests;
     atomic_int nstepback;

@@ -180,9 +180,23 @@ static void step_wake(struct tachy__loop *p);
  * thread can serve is ready (a listening socket, a timer, a WebSocket, a step that may
  * block), or a thread is about to block. So an event waits at most about STEP_BACK_MS for
  * a thread; normally it waits for the next close on a busy executor thread.
+ *
+ * Only a harvest that found something counts (p->harvests): one that found the park set
+ * empty says the pool threads are keeping up, and stepping back for it bought nothing but
+ * a round trip. Nor does a pool thread step back for a single exchange in flight
+ * (STEP_BACK_MIN_LENT): its closer harvests once and, being the last, wakes the thread
+ * again (harvest_done) - two context switches for a hand-off nobody needed. At a paced rate (HttpArena's latency-10k: 1,024 connections, one request
+ * every 100 µs, each alone) every close harvested nothing and was the last in flight, so
+ * for every request the pool thread stepped back, was woken by harvest_done and went back
+ * to epoll_wait: 5 context switches per request on one core where a hand-off needs 2, and
+ * the tail that comes with being scheduled that often on a shared core (bench/README.md,
+ * "Where the Java provider's tail waited"). step_wake also broadcasts after unlocking
+ * step_lock: a thread it wakes on the same core runs at once and would only block on the
+ * lock the waker still holds (a futex wait and wake more per wake-up).
  */
 #define HARVEST_BATCH 8
 #define STEP_BACK_MS 1
+#define STEP_BACK_MIN_LENT 2 /* exchanges in flight whose closers harvest (see above) */
 
 static __thread int tl_harvesting;   /* a harvest is running on this thread (no nesting) */
 static __thread int tl_harvest_skip; /* harvests this thread skips (see above) */
@@ -193,8 +207,10 @@ static void step_wake(struct tachy__loop *p) {
         return;
     pthread_mutex_lock(&p->step_lock);
     p->step_gen++;
-    pthread_cond_broadcast(&p->step_cond);
     pthread_mutex_unlock(&p->step_lock);
+    /* After the unlock (see above). Nothing is lost: a thread stepping back holds step_lock
+     * from its check to its wait, so one that read the old step_gen is waiting by now. */
+    pthread_cond_broadcast(&p->step_cond);
 }
 
 /* Pool thread, before epoll_wait: steps back if closers harvested since *seen and one may
@@ -211,7 +227,8 @@ static int step_back(tachy_server *srv, uint64_t *seen) {
      * it sees us stepping back and wakes us, or we see no exchange left to harvest after. */
     atomic_fetch_add(&p->nstepback, 1);
     int woken = 0;
-    if (atomic_load(&srv->lent_closers) > 0 && atomic_load(&srv->state) == TACHY__SRV_STARTED) {
+    if (atomic_load(&srv->lent_closers) >= STEP_BACK_MIN_LENT &&
+        atomic_load(&srv->state) == TACHY__SRV_STARTED) {
         uint64_t gen = p->step_gen;
         tachy__cond_wait_ms(&p->step_cond, &p->step_lock, STEP_BACK_MS);
         woken = p->step_gen != gen;
@@ -251,7 +268,8 @@ static void harvest(tachy_server *srv) {
     int served = 0;
     struct epoll_event evs[HARVEST_BATCH];
     int n = epoll_wait(p->epfd, evs, HARVEST_BATCH, 0);
-    atomic_fetch_add_explicit(&p->harvests, 1, memory_order_relaxed);
+    if (n > 0) /* an empty look is not a reason for pool threads to step back (see above) */
+        atomic_fetch_add_explicit(&p->harvests, 1, memory_order_relaxed);
     for (int i = 0; i < n; i++) {
         uint64_t tok = ev_token(&evs[i]);
         if (tok == WAKE_TOKEN)
