@@ -61,19 +61,9 @@ OUT="$BENCH/results/$STAMP"
 mkdir -p "$OUT/raw"
 SKIP=()
 
-# ---- stop everything we start, whatever happens -----------------------------------------
-PYPID=
-cleanup() {
-  if [ -n "$PYPID" ] && kill -0 "$PYPID" 2>/dev/null; then
-    kill -TERM "$PYPID" 2>/dev/null || true
-    wait "$PYPID" 2>/dev/null || true
-  fi
-}
-trap cleanup EXIT
-trap 'cleanup; exit 130' INT TERM HUP
-
-# ---- tools ----------------------------------------------------------------------------------
-source "$BENCH/lib/servers.sh"  # apt_install, need_cmd, servers_setup
+# ---- tools; everything we start is stopped, whatever happens --------------------------------
+source "$BENCH/lib/servers.sh"  # apt_install, need_cmd, servers_setup, bench_traps
+bench_traps
 export PATH="$PATH:/usr/sbin:/sbin"
 need_cmd wrk wrk || { echo "run.sh: wrk is required" >&2; exit 1; }
 need_cmd taskset util-linux || { echo "run.sh: taskset is required" >&2; exit 1; }

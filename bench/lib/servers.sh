@@ -5,9 +5,24 @@
 #
 # Needs set before it is sourced: BENCH ROOT WORK OUT (OUT/raw receives the logs) INSTALL
 # (1 = may apt-get / mvn) JAR (a given provider jar, or empty) BUILD (a given tachy build dir,
-# or empty) SKIP=() and a function say. Defines apt_install and need_cmd; servers_setup leaves: JAVA_HOME25, JAVA_ARGS, TACHY_ARGS, BUILD, JAR
+# or empty) SKIP=() and a function say. Defines PYPID, bench_traps, apt_install and need_cmd; servers_setup leaves: JAVA_HOME25, JAVA_ARGS, TACHY_ARGS, BUILD, JAR
 # and SKIP (--skip-note NAME=why for the servers that cannot run), for bench/lib/bench.py's
 # options (bench/lib/paced.py takes the same).
+
+# ---- stopping what we start -----------------------------------------------------------------
+# PYPID: the Python driver (bench/lib/*.py) while it runs, which stops every server it
+# started when it gets SIGTERM. bench_traps makes any exit of the script stop it.
+PYPID=
+bench_cleanup() {
+  if [ -n "$PYPID" ] && kill -0 "$PYPID" 2>/dev/null; then
+    kill -TERM "$PYPID" 2>/dev/null || true
+    wait "$PYPID" 2>/dev/null || true
+  fi
+}
+bench_traps() {
+  trap bench_cleanup EXIT
+  trap 'bench_cleanup; exit 130' INT TERM HUP
+}
 
 # ---- installing ---------------------------------------------------------------------------------
 APT_UPDATED=0
@@ -138,5 +153,5 @@ POM
   else
     SKIP+=(--skip-note "tachy-c=tachy-hello not available (examples/hello.c missing or build failed)")
   fi
-
+  return 0 # (the last test above is false when no option is set: not a failure under set -e)
 }
