@@ -15,6 +15,9 @@
 # glibc 2.17, its libpthread/libdl/libm/ld.so parts) and libz.so.1; a glibc library may
 # use no symbol version newer than GLIBC_2.17. A violation fails the script.
 #
+# TACHY_CROSS_LTO=OFF builds them without link-time optimisation (scripts/test.sh does: the
+# natives a test run builds are tested, not shipped; a release keeps the default, ON).
+#
 # No zig (pip install ziglang): prints that only the host native can be packed and exits 0,
 # unless --require (or TACHY_CROSS_REQUIRED=1|true) is given, then exits 1.
 #
@@ -143,7 +146,7 @@ for p in "${PLATFORMS[@]}"; do
     cmake -S "$ROOT" -B "$dir" -G Ninja \
         -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/zig-toolchain.cmake" \
         -DTACHY_ZIG_TARGET="$target" -DTACHY_ZIG="$ZIG" \
-        -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_BUILD_TYPE=Release -DTACHY_LTO="${TACHY_CROSS_LTO:-ON}" \
         -DTACHY_BUILD_JNI=ON -DTACHY_BUILD_TESTS=OFF -DTACHY_BUILD_EXAMPLES=OFF \
         -DJAVA_HOME="$JAVA_HOME" \
         -DZLIB_INCLUDE_DIR="$INC" -DZLIB_LIBRARY="$dir/zstub/libz.so" \

@@ -4,7 +4,7 @@
 #   1. the C suite (cmocka unit + socket tests) under ctest, release build
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. the threaded socket tests under ThreadSanitizer
-#   4. the C tests under valgrind (no leaks, no invalid accesses)
+#   4. the C tests under valgrind (no leaks, no invalid accesses), JOBS at a time
 #   5. a burst of 33 connections from one Node event loop against 20 fresh servers;
 #      load smoke test: tachy-hello under curl, wrk and h2load --h1 -m 16, zero errors
 #   6. install check: pkg-config and find_package(tachy) users build and run
@@ -60,20 +60,22 @@ build build/tsan -DCMAKE_BUILD_TYPE=Debug -DTACHY_TSAN=ON
 (cd build/tsan && TSAN_OPTIONS=halt_on_error=1 ctest -j "$JOBS" --output-on-failure -R 'server|loop|conn|exchange|filter|lend|ws|tls|burst')
 
 step "C tests under valgrind"
-fails=0
-for t in build/release/tests/test_*; do
-    [ -x "$t" ] || continue
-    # "possibly lost" is left out: it reports the TLS block of a pool thread still
-    # finishing a handler past stop(delay) - by design - when the test process exits.
-    if ! valgrind --max-threads=2000 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+# One test under valgrind (each uses its own ports: JOBS of them run side by side).
+# "possibly lost" is left out: it reports the TLS block of a pool thread still finishing a
+# handler past stop(delay) - by design - when the test process exits.
+valgrind_one() {
+    local t=$1
+    if valgrind --max-threads=2000 --leak-check=full --errors-for-leak-kinds=definite,indirect \
         --error-exitcode=9 -q "$t" >"build/release/$(basename "$t").valgrind.log" 2>&1; then
-        echo "valgrind: $(basename "$t") FAILED (see build/release/$(basename "$t").valgrind.log)"
-        fails=$((fails + 1))
-    else
         echo "valgrind: $(basename "$t") clean"
+    else
+        echo "valgrind: $(basename "$t") FAILED (see build/release/$(basename "$t").valgrind.log)"
+        return 1
     fi
-done
-[ "$fails" -eq 0 ]
+}
+export -f valgrind_one
+find build/release/tests -maxdepth 1 -name 'test_*' -type f -executable -print0 | sort -z |
+    xargs -0 -P "$JOBS" -n 1 bash -c 'valgrind_one "$0"'
 
 step "install, then build a C program against the installed tachy"
 scripts/check-install.sh build/release
@@ -128,6 +130,9 @@ if [ -f pom.xml ]; then
         python3 -m pip install -q ziglang 2>/dev/null ||
             python3 -m pip install -q --break-system-packages ziglang
     fi
+    # The four natives built here are tested, never shipped: no link-time optimisation for
+    # them (scripts/cross.sh; a release's mvn package keeps it).
+    export TACHY_CROSS_LTO=OFF
     step "Java provider, Java demo and compat tests (JDK provider, then tachy) on JDK 17"
     # install: examples/maven-consumer resolves tachy-httpserver from the local repository
     JAVA_HOME=$JDK17 mvn -B -ntp install -Dtachy.cross.require=true
