@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh [SECONDS] - builds the libFuzzer harnesses (tests/fuzz/, clang-14 with
 # AddressSanitizer + UndefinedBehaviorSanitizer) and runs each one for SECONDS (default
-# 20), after one pass over its seed corpus and committed regression inputs.
+# 20), after one pass over its seed corpus and committed regression inputs; JOBS (default 2)
+# harnesses at a time, each on one core.
 #
 #   FUZZERS="fuzz_ws fuzz_inflate" scripts/fuzz.sh 600    only those harnesses
 #
@@ -38,18 +39,19 @@ CC=clang-14 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebI
 cmake --build "$BUILD" -j "${JOBS:-2}" --target $FUZZERS >/dev/null ||
     { cmake --build "$BUILD" -j 1 --target $FUZZERS 2>&1 | tail -30; echo "0 passed, 1 failed"; exit 1; }
 
-passed=0
-failed=0
-for f in $FUZZERS; do
-    bin="$BUILD/tests/fuzz/$f"
-    seeds="$ROOT/tests/fuzz/corpus/$f"
-    regs="$ROOT/tests/fuzz/regressions/$f"
-    work="$BUILD/work/$f"
-    art="$BUILD/artifacts/$f"
+# One harness: replays its committed inputs, then fuzzes; prints one PASS or FAIL line.
+fuzz_one() {
+    local f=$1
+    local bin="$BUILD/tests/fuzz/$f"
+    local seeds="$ROOT/tests/fuzz/corpus/$f"
+    local regs="$ROOT/tests/fuzz/regressions/$f"
+    local work="$BUILD/work/$f"
+    local art="$BUILD/artifacts/$f"
     mkdir -p "$work" "$art"
-    dirs=("$seeds")
+    local dirs=("$seeds")
     [ -d "$regs" ] && dirs+=("$regs")
-    log="$BUILD/$f.log"
+    local log="$BUILD/$f.log"
+    local start execs cov
     start=$(date +%s)
     # 1. replay the committed inputs; 2. fuzz for SECS seconds (work dir first: new units
     # are written there, the seed and regression folders are only read). -timeout: an input
@@ -61,10 +63,27 @@ for f in $FUZZERS; do
         execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
         cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
         echo "PASS $f: ${execs:-?} inputs in $(( $(date +%s) - start )) s (${cov:-cov: ?})"
-        passed=$((passed + 1))
     else
         echo "FAIL $f (log: $log, inputs in $art/):"
         grep -E "ERROR|property failed|fuzz_server:|SUMMARY|Test unit written" "$log" | head -20
+    fi
+}
+
+# JOBS harnesses at a time (each fuzzes on one core), then their lines in order.
+for f in $FUZZERS; do
+    while [ "$(jobs -rp | wc -l)" -ge "${JOBS:-2}" ]; do
+        wait -n || true
+    done
+    fuzz_one "$f" >"$BUILD/$f.result" 2>&1 &
+done
+wait
+passed=0
+failed=0
+for f in $FUZZERS; do
+    cat "$BUILD/$f.result"
+    if grep -q "^PASS $f" "$BUILD/$f.result"; then
+        passed=$((passed + 1))
+    else
         failed=$((failed + 1))
     fi
 done

@@ -165,8 +165,8 @@ if [ -f pom.xml ]; then
 fi
 
 step "fuzzers (short runs), Autobahn|Testsuite (C and Java /ws), jdk-tests.sh selftest"
-# About 5 minutes (measured 288 s): fuzz build ~80 s + 5 x 22 s, Autobahn ~50 s for both
-# servers, jdk-tests selftest ~45 s.
+# Fuzz build ~80 s, then 6 harnesses x 20 s two at a time; Autobahn ~50 s for both servers,
+# jdk-tests selftest ~45 s.
 # Each installs what it needs (clang-14 + libclang-rt-14-dev, kosoku in a venv, jtreg7).
 scripts/fuzz.sh "${TACHY_FUZZ_SECONDS:-20}"
 TACHY_AUTOBAHN_REQUIRE_ALL=1 TACHY_HELLO=build/release/examples/tachy-hello tests/autobahn/run.sh --ci
