@@ -62,17 +62,9 @@ else
             --sweep-warmup 0.5 --sweep-duration 1.5 --warmup 5)
 fi
 
-say() { printf '%s paced.sh: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
-WORK="$BENCH/build"
-mkdir -p "$WORK"
-STAMP="$(date -u +%Y%m%d-%H%M%S)"
-OUT="$BENCH/results/paced-$STAMP"
-mkdir -p "$OUT/raw"
-SKIP=()
-
 # ---- tools; everything we start is stopped, whatever happens --------------------------------
-source "$BENCH/lib/servers.sh"  # apt_install, need_cmd, servers_setup, bench_traps
-bench_traps
+source "$BENCH/lib/servers.sh"  # bench_start, apt_install, need_cmd, servers_setup
+bench_start paced.sh paced-  # say, WORK, STAMP, OUT (+ raw/), SKIP; the traps
 export PATH="$PATH:/usr/sbin:/sbin"
 need_cmd taskset util-linux || { echo "paced.sh: taskset is required" >&2; exit 1; }
 need_cmd cc gcc || { echo "paced.sh: a C compiler is required" >&2; exit 1; }

@@ -53,17 +53,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-say() { printf '%s run.sh: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
-WORK="$BENCH/build"
-mkdir -p "$WORK"
-STAMP="$(date -u +%Y%m%d-%H%M%S)"
-OUT="$BENCH/results/$STAMP"
-mkdir -p "$OUT/raw"
-SKIP=()
-
 # ---- tools; everything we start is stopped, whatever happens --------------------------------
-source "$BENCH/lib/servers.sh"  # apt_install, need_cmd, servers_setup, bench_traps
-bench_traps
+source "$BENCH/lib/servers.sh"  # bench_start, apt_install, need_cmd, servers_setup
+bench_start run.sh ""  # say, WORK, STAMP, OUT (+ raw/), SKIP; the traps
 export PATH="$PATH:/usr/sbin:/sbin"
 need_cmd wrk wrk || { echo "run.sh: wrk is required" >&2; exit 1; }
 need_cmd taskset util-linux || { echo "run.sh: taskset is required" >&2; exit 1; }

@@ -3,9 +3,9 @@
 # bench/servers/BenchServer.java, robaho/httpserver and Jetty's jetty-http-spi from Maven
 # Central, the tachy provider jar built from this tree, and tachy-hello.
 #
-# Needs set before it is sourced: BENCH ROOT WORK OUT (OUT/raw receives the logs) INSTALL
-# (1 = may apt-get / mvn) JAR (a given provider jar, or empty) BUILD (a given tachy build dir,
-# or empty) SKIP=() and a function say. Defines PYPID, bench_traps, apt_install and need_cmd; servers_setup leaves: JAVA_HOME25, JAVA_ARGS, TACHY_ARGS, BUILD, JAR
+# Needs set before it is sourced: BENCH ROOT INSTALL (1 = may apt-get / mvn) JAR (a given
+# provider jar, or empty) BUILD (a given tachy build dir, or empty); bench_start sets WORK, OUT
+# (OUT/raw receives the logs), SKIP and say. Defines PYPID, bench_traps, apt_install and need_cmd; servers_setup leaves: JAVA_HOME25, JAVA_ARGS, TACHY_ARGS, BUILD, JAR
 # and SKIP (--skip-note NAME=why for the servers that cannot run), for bench/lib/bench.py's
 # options (bench/lib/paced.py takes the same).
 
@@ -22,6 +22,22 @@ bench_cleanup() {
 bench_traps() {
   trap bench_cleanup EXIT
   trap 'bench_cleanup; exit 130' INT TERM HUP
+}
+
+# bench_start NAME PREFIX: what every bench script sets up first - say (log lines "NAME: ..."),
+# WORK (bench/build), STAMP, OUT (bench/results/PREFIX<stamp>, with raw/), an empty SKIP, and
+# the traps. Needs BENCH.
+BENCH_NAME=bench
+say() { printf '%s %s: %s\n' "$(date -u +%H:%M:%S)" "$BENCH_NAME" "$*"; }
+bench_start() {
+  BENCH_NAME=$1
+  WORK="$BENCH/build"
+  mkdir -p "$WORK"
+  STAMP="$(date -u +%Y%m%d-%H%M%S)"
+  OUT="$BENCH/results/$2$STAMP"
+  mkdir -p "$OUT/raw"
+  SKIP=()
+  bench_traps
 }
 
 # ---- installing ---------------------------------------------------------------------------------
