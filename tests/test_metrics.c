@@ -56,11 +56,21 @@ static char *scrape(int port) {
     return body;
 }
 
+/* /ws: a WebSocket attached to the server (parked between frames), echoing nothing. */
+static int ws_handler(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_ws_options opt;
+    tachy_ws_options_init(&opt);
+    int rc = tachy_ws_attach(ex, &opt);
+    return rc == TACHY_EPROTO ? 0 : rc;
+}
+
 static void counts_what_was_served(void **state) {
     (void)state;
     tachy_server *srv = ts_server(NULL);
     tachy_server_create_context(srv, "/a", ts_body_handler, "hello", NULL);
     tachy_server_create_context(srv, "/metrics", tachy_metrics_handler, NULL, NULL);
+    tachy_server_create_context(srv, "/ws", ws_handler, NULL, NULL);
     int port = ts_start(srv);
     char *before = scrape(port);
     assert_int_equal(sample(before, "tachy_requests_total"), 1); /* the scrape itself */
@@ -96,6 +106,47 @@ static void counts_what_was_served(void **state) {
     assert_true(sample(text, "tachy_connections_open") >= 1);
     assert_int_equal(sample(text, "tachy_proxy_refused_total"), 0);
     free(text);
+    /* the gauges: connections kept alive after a request are idle; the thread that serves
+     * the scrape is a busy pool thread; no WebSocket here */
+    enum { KEPT = 5 };
+    int kept[KEPT];
+    for (int i = 0; i < KEPT; i++) {
+        ts_response r;
+        kept[i] = ts_request(port, "GET /a HTTP/1.1\r\nHost: x\r\n\r\n", -1, &r, 0);
+        assert_int_equal(r.status, 200);
+        ts_response_free(&r);
+    }
+    ts_sleep_ms(20); /* each parks after its response */
+    text = scrape(port);
+    assert_true(sample(text, "tachy_connections_idle") >= KEPT);
+    assert_true(sample(text, "tachy_pool_threads{state=\"busy\"}") >= 1);
+    assert_true(sample(text, "tachy_pool_threads{state=\"idle\"}") >= 0);
+    assert_int_equal(sample(text, "tachy_websockets_parked"), 0);
+    free(text);
+    for (int i = 0; i < KEPT; i++)
+        ts_close(kept[i]);
+    /* a parked WebSocket counts while it is open */
+    ts_response r;
+    int ws = ts_request(port,
+                        "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                        "Sec-WebSocket-Version: 13\r\n\r\n",
+                        -1, &r, 1);
+    assert_int_equal(r.status, 101);
+    ts_response_free(&r);
+    ts_sleep_ms(20);
+    text = scrape(port);
+    assert_int_equal(sample(text, "tachy_websockets_parked"), 1);
+    free(text);
+    ts_close(ws);
+    double parked = 1;
+    for (int i = 0; i < 100 && parked != 0; i++) { /* the server sees the EOF */
+        ts_sleep_ms(10);
+        text = scrape(port);
+        parked = sample(text, "tachy_websockets_parked");
+        free(text);
+    }
+    assert_true(parked == 0);
     /* other methods: 405 */
     assert_int_equal(ts_status(port, "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"),
                      405);

@@ -4,10 +4,11 @@
  * serves it. The text format is Prometheus's exposition format 0.0.4: "# HELP" and "# TYPE"
  * lines, then one sample per line; counters end in _total, a histogram has cumulative
  * _bucket{le=...} samples, _sum and _count. A handler like any application's: it sits
- * above the core (it uses the exchange's public API and the running server's connection
- * count), and nothing in the core calls it.
+ * above the core (it uses the exchange's public API, and reads the running server's gauges -
+ * idle connections, parked WebSockets, pool threads - under its lock, loop/loop.h), and
+ * nothing in the core calls it.
  */
-#include "server/server.h"
+#include "loop/loop.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -99,6 +100,28 @@ TACHY_API long tachy_metrics_render(const tachy_server *srv, char *buf, size_t c
     put(&o, "tachy_socket_reads_total %llu\n", (unsigned long long)ld(&srv->st_reads));
     head(&o, "tachy_socket_writes_total", "counter", "send calls on connections.");
     put(&o, "tachy_socket_writes_total %llu\n", (unsigned long long)ld(&srv->st_writes));
+    /* The running server's gauges, read under its lock (off the request path). */
+    int idle = 0, ws = 0, threads = 0, waiting = 0;
+    tachy_server *s = (tachy_server *)srv;
+    pthread_mutex_lock(&s->lock);
+    if (s->loop && atomic_load(&s->state) == TACHY__SRV_STARTED) {
+        idle = atomic_load(&s->loop->nidle);
+        ws = atomic_load(&s->loop->nws);
+        threads = s->loop->nthreads;
+        waiting = atomic_load(&s->loop->nwaiting) + s->loop->nspare + atomic_load(&s->loop->nstepback);
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (waiting > threads)
+        waiting = threads; /* counted at different moments */
+    head(&o, "tachy_connections_idle", "gauge", "Connections parked between requests.");
+    put(&o, "tachy_connections_idle %d\n", idle);
+    head(&o, "tachy_websockets_parked", "gauge",
+         "WebSockets attached to the server (tachy_ws_attach), parked between frames.");
+    put(&o, "tachy_websockets_parked %d\n", ws);
+    head(&o, "tachy_pool_threads", "gauge",
+         "Pool threads: busy (serving a connection, in a handler) or idle (waiting for events).");
+    put(&o, "tachy_pool_threads{state=\"busy\"} %d\n", threads - waiting);
+    put(&o, "tachy_pool_threads{state=\"idle\"} %d\n", waiting);
     if (o.len < cap)
         buf[o.len] = '\0';
     else if (cap)

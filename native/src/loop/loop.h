@@ -98,6 +98,7 @@ struct tachy__loop {
     int nconns;               /* written under srv->lock (atomically: timers.c reads it
                                  without the lock) */
     atomic_int nidle;         /* parked between requests */
+    atomic_int nws;           /* parked WebSockets (wspark.c; a metrics gauge) */
     /* threads */
     int nthreads;             /* live pool threads (under lock) */
     tachy__thread *threads;   /* records of pool threads not yet joined */

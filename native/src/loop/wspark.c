@@ -59,6 +59,7 @@ int tachy__loop_ws_adopt(tachy__conn *c) {
         return 0;
     tachy_server *srv = c->srv;
     srv->loop->ws_of[c->slot] = ws;
+    atomic_fetch_add_explicit(&srv->loop->nws, 1, memory_order_relaxed);
     uint64_t gen = tachy__st_gen(atomic_load(&c->state));
     uint64_t token = (uint64_t)c->slot | (gen & 0xffffffffu) << 32;
     struct epoll_event ev = {WS_EVENTS, {.u64 = token}};
@@ -87,5 +88,6 @@ void tachy__loop_ws_closing(tachy__conn *c) {
     if (!ws)
         return;
     *slot = NULL;
+    atomic_fetch_sub_explicit(&c->srv->loop->nws, 1, memory_order_relaxed);
     tachy__ws_detach(ws);
 }
