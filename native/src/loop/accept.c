@@ -58,13 +58,10 @@ static int not_accepting(tachy_server *srv) {
 /* The listening socket is readable: accept what waits, at most ACCEPT_BATCH at a time so
  * that connections already open are not starved by a flood of new ones. */
 void tachy__loop_accept_some(tachy_server *srv) {
-    int drain = atomic_load_explicit(&srv->loop->backlog_draining, memory_order_relaxed)
-                    ? TACHY__DRAIN_NEW
-                    : TACHY__DRAIN_NONE;
     for (int i = 0; i < ACCEPT_BATCH; i++) {
         if (not_accepting(srv))
             return;
-        int r = accept_one(srv, drain);
+        int r = accept_one(srv, TACHY__DRAIN_NONE);
         if (r == 0)
             return; /* drained: the next connection brings a new edge */
         if (r < 0) {
@@ -139,9 +136,8 @@ void tachy__loop_unlisten(tachy_server *srv) {
  */
 
 void tachy__loop_drain_backlog(tachy_server *srv, long deadline) {
-    /* Pool threads still accept meanwhile (the listener stays in the park set until the
-     * drain is over): what they accept is marked as the drain's own (tachy__loop_accept_some). */
-    atomic_store(&srv->loop->backlog_draining, 1);
+    /* srv->draining is set: pool threads accept nothing more (tachy__loop_accept_some), so
+     * every connection taken from the queue from here on is taken here, marked DRAIN_NEW. */
     for (;;) {
         /* Every tick: a connection parked with request bytes unread - already there when
          * the drain began, or accepted by a pool thread since - is waited for. */
@@ -197,10 +193,8 @@ void tachy__loop_drain_backlog(tachy_server *srv, long deadline) {
             }
             pthread_mutex_lock(&srv->lock);
         }
-        if ((!busy && !took) || tachy__now_ms() >= deadline) {
-            atomic_store(&srv->loop->backlog_draining, 0);
+        if ((!busy && !took) || tachy__now_ms() >= deadline)
             return;
-        }
         tachy__cond_wait_ms(&srv->cond, &srv->lock, 5);
     }
 }

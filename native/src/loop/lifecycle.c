@@ -269,14 +269,13 @@ static int stop_server(tachy_server *srv, long timeout_ms, int drain) {
      * those connections were hashed to this socket; without it, a balancer's connect has
      * succeeded and its request is on the way - it would not retry it. */
     if (drain && st == TACHY__SRV_STARTED) {
-        atomic_store(&srv->draining, 1); /* a second stop waits (the lock is let go) */
-        tachy__loop_drain_backlog(srv, deadline);
-    }
-    if (drain && st == TACHY__SRV_STARTED) {
-        /* 1. Stop accepting; from here on every response head says "Connection: close"
-         * (http/response.c). The state stays STARTED: connections still park, are served,
+        /* Set first: pool threads accept nothing more (accept.c), every response head from
+         * here on says "Connection: close" (http/response.c), and a second stop waits (the
+         * lock is let go). The state stays STARTED: connections still park, are served,
          * requeued. */
         atomic_store(&srv->draining, 1);
+        tachy__loop_drain_backlog(srv, deadline);
+        /* 1. Stop accepting. */
         tachy__loop_unlisten(srv);
         /* 2. Until every connection is gone or the deadline: exchanges in progress
          * finish; requests already in a socket are served; parked WebSockets are sent

@@ -87,7 +87,6 @@ struct tachy__loop {
     pthread_t watchdog;
     int watchdog_started;
     atomic_int accept_retry;  /* accept() failed for lack of resources: watchdog retries */
-    atomic_int backlog_draining; /* stop()'s SO_REUSEPORT backlog drain runs (accept.c) */
     atomic_long accept_warned_ms; /* when that was last logged (once a second at most) */
     /* connections */
     tachy__conn **slots;      /* TACHY__SLOT_CHUNKS chunk pointers (allocated at start, a
