@@ -641,8 +641,8 @@ static void keep_alive(void **state) {
 
 static void session_accessors(void **state) {
     (void)state;
-    /* TLS 1.3 (default), SNI, ALPN offered. */
-    tc *c = tc_open_ex(port, 0, "\x02h2\x08http/1.1");
+    /* TLS 1.3 (default), SNI, ALPN offered (spdy/3 is not spoken: http/1.1 is chosen). */
+    tc *c = tc_open_ex(port, 0, "\x06spdy/3\x08http/1.1");
     assert_non_null(c);
     char *body = tc_get(c, "/");
     char want[256];
@@ -657,8 +657,17 @@ static void session_accessors(void **state) {
     free(body);
     tc_close(c);
 
-    /* TLS 1.2; ALPN without http/1.1 gets no answer and HTTP/1.1 still works. */
-    c = tc_open_ex(port, TLS1_2_VERSION, "\x02h2");
+    /* h2 offered first: the server speaks HTTP/2 (tachy_options.http2's default), so ALPN
+     * chooses it (tests/h2/ speaks HTTP/2 over such connections). */
+    c = tc_open_ex(port, 0, "\x02h2\x08http/1.1");
+    assert_non_null(c);
+    SSL_get0_alpn_selected(c->ssl, &ap, &apn);
+    assert_int_equal(apn, 2);
+    assert_memory_equal(ap, "h2", 2);
+    tc_close(c);
+
+    /* TLS 1.2; ALPN without http/1.1 (or h2) gets no answer and HTTP/1.1 still works. */
+    c = tc_open_ex(port, TLS1_2_VERSION, "\x06spdy/3");
     assert_non_null(c);
     body = tc_get(c, "/");
     snprintf(want, sizeof want, "secure=1 proto=TLSv1.2 cipher=%s sni=localhost alpn=-",

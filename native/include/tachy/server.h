@@ -182,7 +182,30 @@ typedef struct tachy_options {
      * tachy_exchange_request_uri).
      */
     int path_nul;
+    /*
+     * tachy: which ways to HTTP/2 are open (docs/http2.md), a set of TACHY_HTTP2_* bits:
+     *   TACHY_HTTP2_TLS         on an HTTPS server, "h2" offered by ALPN (RFC 9113 3.2)
+     *   TACHY_HTTP2_PRIOR       on a plain server, a connection that starts with the HTTP/2
+     *                           preface (h2c with prior knowledge, RFC 9113 3.3)
+     *   TACHY_HTTP2_UPGRADE     on a plain server, "Upgrade: h2c" on a request without a body
+     *                           (RFC 7540 3.2): 101, then its answer comes on stream 1
+     * The default is all three (TACHY_HTTP2_ALL); 0 = HTTP/1.1 only (the Java provider's
+     * default: -Dtachy.http2=true opens them). Each stream is an exchange; where libnghttp2
+     * cannot be loaded the server speaks HTTP/1.1 alone and says so once on stderr.
+     */
+    int http2;
+    /* tachy, HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS, the streams a client may have open on
+     * one connection (each may hold a handler). <= 0 = the default, 100. */
+    int h2_max_streams;
 } tachy_options;
+
+/* tachy_options.http2 */
+enum tachy_http2 {
+    TACHY_HTTP2_TLS = 1,
+    TACHY_HTTP2_PRIOR = 2,
+    TACHY_HTTP2_UPGRADE = 4,
+    TACHY_HTTP2_ALL = 7
+};
 
 /* tachy_options.context_match */
 enum tachy_context_match {

@@ -7,9 +7,10 @@
  * connection that server accepts speaks TLS; handlers, filters, WebSocket upgrades (wss)
  * and the whole exchange API work unchanged, and tachy_exchange_is_secure returns 1.
  *
- * Defaults: TLS 1.2 and 1.3, OpenSSL's default cipher lists, ALPN "http/1.1" selected when
- * the client offers it (a client that offers only other protocols gets no ALPN answer and
- * may go on with HTTP/1.1), no renegotiation, no TLS compression, server-side session
+ * Defaults: TLS 1.2 and 1.3, OpenSSL's default cipher lists, ALPN "h2" selected when the
+ * client offers it and the server speaks HTTP/2 (tachy_options.http2), else "http/1.1" when
+ * offered (a client that offers only other protocols gets no ALPN answer and may go on
+ * with HTTP/1.1), no renegotiation, no TLS compression, server-side session
  * resumption (tickets). A client that closes without close_notify is treated as a normal
  * end of stream between requests (as browsers do); a body cut short still ends with
  * TACHY_ETRUNCATED because the HTTP framing detects it.
@@ -206,7 +207,7 @@ TACHY_API const char *tachy_exchange_tls_cipher_suite(const tachy_exchange *ex);
 /* The host name the client asked for with SNI, or NULL if it sent none. */
 TACHY_API const char *tachy_exchange_tls_server_name(const tachy_exchange *ex);
 
-/* The ALPN protocol selected ("http/1.1"), or NULL if none was negotiated. */
+/* The ALPN protocol selected ("h2" or "http/1.1"), or NULL if none was negotiated. */
 TACHY_API const char *tachy_exchange_tls_alpn(const tachy_exchange *ex);
 
 /*

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void tachy__conn_cleanup(tachy__conn *c) {
     if (c->xp)
@@ -66,6 +67,86 @@ static int check_host(tachy__conn *c, const tachy__request *req, const tachy__fr
         c->host_ok_len = v->len;
     }
     return 0;
+}
+
+/* The client's HTTP/2 connection preface (RFC 9113 3.4). */
+static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/* Before the first request: does c switch to HTTP/2 (tachy_options.http2)? 1 yes (ALPN
+ * chose "h2", or rbuf starts with the preface on a plain connection), 0 no, -1 not known
+ * yet (rbuf holds the preface's beginning: wait for more bytes). */
+static int h2_preface_check(const tachy__conn *c, size_t avail) {
+    if (c->alpn_h2)
+        return 1;
+    if (c->xp || !(c->srv->opt.http2 & TACHY_HTTP2_PRIOR) || avail == 0)
+        return 0;
+    size_t n = TACHY__MIN(avail, sizeof h2_preface - 1);
+    if (memcmp(c->rbuf.data + c->rbuf.off, h2_preface, n) != 0)
+        return 0;
+    return n == sizeof h2_preface - 1 ? 1 : -1;
+}
+
+/* A first request line that is no HTTP at all, on a port that takes HTTP/2 with prior
+ * knowledge: three words, the third not "HTTP/..." - the shape of a mangled HTTP/2 preface
+ * ("PRI * HTTP/2.0" is the real one), which RFC 9113 3.4 says to answer by closing the
+ * connection. It is closed unanswered; anything else malformed (one word, a bad target,
+ * "HTTP/2.0" as an HTTP/1 version) is an HTTP/1.1 client's and gets its 400 or 505 as
+ * the JDK answers it. */
+static int not_http(const tachy__conn *c, size_t avail) {
+    if (c->served || c->xp || !c->srv->h2_ok || !(c->srv->opt.http2 & TACHY_HTTP2_PRIOR))
+        return 0;
+    const char *p = c->rbuf.data + c->rbuf.off;
+    const char *eol = memchr(p, '\n', avail);
+    if (!eol)
+        return 0; /* (a line cut short is judged by what it is so far: 400) */
+    size_t n = (size_t)(eol - p);
+    if (n && p[n - 1] == '\r')
+        n--;
+    const char *sp1 = memchr(p, ' ', n);
+    const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', n - (size_t)(sp1 + 1 - p)) : NULL;
+    if (!sp1 || !sp2 || sp1 == p || sp2 == sp1 + 1)
+        return 0;
+    const char *v = sp2 + 1;
+    size_t vl = n - (size_t)(v - p);
+    return vl > 0 && !memchr(v, ' ', vl) && (vl < 5 || strncasecmp(v, "HTTP/", 5) != 0);
+}
+
+/* 1 if s[0,n) lists the token tok (comma-separated, any case, RFC 9110 5.6.1). */
+static int has_token(const char *s, size_t n, const char *tok) {
+    size_t tl = strlen(tok);
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == ','))
+            i++;
+        size_t b = i;
+        while (i < n && s[i] != ',')
+            i++;
+        size_t e = i;
+        while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+            e--;
+        if (e - b == tl && strncasecmp(s + b, tok, tl) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* An "Upgrade: h2c" request c may switch on (RFC 7540 3.2, tachy_options.http2): a plain
+ * connection, "Connection: upgrade", exactly one HTTP2-Settings field, and no body (its
+ * answer comes on stream 1 once the connection speaks HTTP/2, and a body would have to be
+ * read as HTTP/1.1 first: such a request is served as HTTP/1.1, the upgrade ignored). */
+static int h2c_upgrade(const tachy__conn *c, const tachy__request *req, const tachy__framing *fr) {
+    if (!fr->upgrade || c->xp || !(c->srv->opt.http2 & TACHY_HTTP2_UPGRADE) || fr->chunked ||
+        fr->content_length > 0)
+        return 0;
+    int h2c = 0, settings = 0;
+    for (size_t i = 0; i < req->num_headers; i++) {
+        const tachy__header_ref *h = &req->headers[i];
+        if (h->name.len == 7 && strncasecmp(h->name.base, "upgrade", 7) == 0)
+            h2c |= has_token(h->value.base, h->value.len, "h2c");
+        else if (h->name.len == 14 && strncasecmp(h->name.base, "http2-settings", 14) == 0)
+            settings++;
+    }
+    return h2c && settings == 1;
 }
 
 /* After an exchange (rc: dispatch's 0 or -1): counts it and ends it; 1 if the connection
@@ -134,7 +215,14 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
         int r = TACHY__PARSE_INCOMPLETE;
         tachy__request req;
         tachy__parse_error perr = {400, "Bad request"};
-        if (avail) {
+        int h2 = 0;
+        if (__builtin_expect(c->served == 0 && c->srv->h2_ok, 0)) {
+            /* HTTP/2 (h2/): the loop switches codecs; nothing of rbuf is consumed. */
+            h2 = h2_preface_check(c, avail);
+            if (h2 > 0)
+                return closer ? TACHY__CONN_NEXT_POOL : TACHY__CONN_NEXT_H2;
+        }
+        if (avail && h2 == 0) { /* (h2 < 0: parse nothing, read the rest of the preface) */
             req.headers = c->refs;
             req.num_headers = c->refs_cap;
             r = tachy__parse_request(c->rbuf.data + c->rbuf.off, avail, &req, &lim, &perr);
@@ -214,8 +302,8 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
             }
             if (closer)
                 return TACHY__CONN_NEXT_POOL; /* the pool thread parses it again, rejects */
-            if (perr.status != TACHY__PARSE_CLOSE) /* else closed without a response */
-                tachy__response_reject(c, perr.status, perr.reason);
+            if (perr.status != TACHY__PARSE_CLOSE && !not_http(c, avail))
+                tachy__response_reject(c, perr.status, perr.reason); /* else closed unanswered */
             graceful = 1;
             goto close;
         }
@@ -232,6 +320,8 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
         }
         if (closer && fr.expect_continue)
             return TACHY__CONN_NEXT_POOL; /* the interim 100 is a blocking write */
+        if (__builtin_expect(fr.upgrade && c->srv->h2_ok, 0) && h2c_upgrade(c, &req, &fr))
+            return closer ? TACHY__CONN_NEXT_POOL : TACHY__CONN_NEXT_H2; /* h2/ answers 101 */
         int rc = tachy__exchange_begin(&c->ex, c, &req, &fr);
         if (rc < 0 && closer) {
             tachy__exchange_end(&c->ex); /* as if never begun: the pool thread rejects it */

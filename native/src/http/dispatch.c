@@ -67,22 +67,27 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
     }
     pthread_mutex_unlock(&srv->lock);
     if (!ctx) {
-        tachy__response_reject(c, 404, "No context found for request");
+        tachy__exchange_reject_own(ex, 404, "No context found for request");
         return -1;
     }
     ex->ctx = ctx;
     if (!filters) {
         tachy_authenticator_destroy(auth);
-        tachy__response_reject(c, 500, "Out of memory");
+        tachy__exchange_reject_own(ex, 500, "Out of memory");
         return -1;
     }
     int rc = 0;
     if (!handler) {
-        tachy__response_reject(c, 500, "No handler for context");
+        tachy__exchange_reject_own(ex, 500, "No handler for context");
         rc = -1;
         goto out;
     }
-    if (ex->framing.expect_continue) {
+    if (ex->framing.expect_continue && ex->ops) {
+        if (ex->ops->interim(ex, 100) < 0) { /* a stream's interim HEADERS */
+            rc = -1;
+            goto out;
+        }
+    } else if (ex->framing.expect_continue) {
         /* Answered before the handler runs, as the JDK does, but as a bare status line:
          * the JDK adds "Content-Length: 0", which RFC 9110 8.6 forbids in a 1xx response
          * (no client was found that tells the two apart: compat ExpectContinueTest). */
@@ -92,7 +97,8 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
             goto out;
         }
     }
-    atomic_store(&c->in_handler, 1);
+    if (!ex->ops) /* (a connection of HTTP/2 streams is never waited for by stop) */
+        atomic_store(&c->in_handler, 1);
     if (auth) {
         /* The JDK runs the user's filters first, then the authenticator (a "system
          * filter"), then the handler. */
@@ -104,16 +110,22 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
     /* A hold (tachy_exchange_hold) ends when the handler returns: what it left in wbuf
      * leaves by the flush rule. (A deferred exchange's ended at tachy_exchange_defer, unless
      * its closer continues the connection: then it lasts until the close.) */
-    if (c->held && !ex->deferred)
+    if (ex->ops) {
+        if (!ex->deferred)
+            ex->ops->hold(ex, 0);
+    } else if (c->held && !ex->deferred) {
         c->held = 0;
+    }
     int failed = rc < 0;
     if (failed) {
         tachy__log(srv, TACHY_LOG_DEBUG, "handler for %s failed (%d): closing the connection",
                    ex->path, rc);
         if (!ex->deferred) {
             /* Like the JDK: no response is invented; what the handler already produced and
-             * earlier pipelined responses still go out, then the connection closes. */
-            tachy__io_flush(c);
+             * earlier pipelined responses still go out, then the connection closes (a
+             * stream is reset when its exchange ends). */
+            if (!ex->ops)
+                tachy__io_flush(c);
             tachy__exchange_fail(ex, 0);
         }
     }
@@ -129,7 +141,8 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
     }
     if (ex->failed)
         rc = -1;
-    atomic_store(&c->in_handler, 0);
+    if (!ex->ops)
+        atomic_store(&c->in_handler, 0);
 out:
     for (size_t i = 0; i < nf; i++)
         tachy_filter_destroy(filters[i]);
@@ -138,6 +151,6 @@ out:
     tachy_authenticator_destroy(auth);
     if (rc == TACHY__DISPATCH_DEFERRED)
         return rc;
-    return rc < 0 || c->close_after ? -1 : 0;
+    return rc < 0 || (!ex->ops && c->close_after) ? -1 : 0;
 }
 

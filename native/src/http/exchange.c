@@ -159,10 +159,10 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
     ex->protocol = protocol;
     ex->query = query;
     ex->path = path;
-    ex->lazy = c->refs;
+    ex->lazy = req->headers; /* HTTP/1.1: c->refs; HTTP/2: the stream's own */
     ex->nlazy = req->num_headers;
     for (size_t i = 0; i < req->num_headers; i++) {
-        tachy__header_ref *h = &c->refs[i];
+        tachy__header_ref *h = &req->headers[i];
         h->name.base = hcopy + (h->name.base - hbase);
         h->value.base = hcopy + (h->value.base - hbase);
     }
@@ -172,7 +172,11 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
     ex->framing = *fr;
     ex->body_left = fr->chunked ? -1 : (fr->content_length > 0 ? fr->content_length : 0);
     ex->body_eof = !fr->chunked && ex->body_left == 0;
-    if (ex->body_eof)
+    /* The deadlines are the connection's (the watchdog shuts its socket down): HTTP/1.1's
+     * one exchange at a time only. */
+    if (ex->ops)
+        ;
+    else if (ex->body_eof)
         request_complete(c);
     else
         request_deadline(c);
@@ -197,7 +201,7 @@ static void attrs_clear(tachy_exchange *ex) {
 void tachy__exchange_end(tachy_exchange *ex) {
     if (ex->t0_ns && ex->conn) /* edge/metrics.c: status class and duration */
         tachy__edge_exchange_done(ex->conn->srv, ex->rsp_code, ex->t0_ns);
-    if (ex->conn && atomic_load_explicit(&ex->conn->io_deadline, memory_order_relaxed))
+    if (ex->conn && !ex->ops && atomic_load_explicit(&ex->conn->io_deadline, memory_order_relaxed))
         atomic_store(&ex->conn->io_deadline, 0);
     if (ex->ctx) {
         tachy__context_release(ex->ctx);
@@ -415,6 +419,14 @@ TACHY_API ssize_t tachy_exchange_read(tachy_exchange *ex, void *buf, size_t len)
         return 0;
     if (ex->body_eof && tachy__buf_size(&ex->pending) == 0)
         return 0;
+    if (ex->ops) {
+        ssize_t r = ex->ops->read(ex, buf, len);
+        if (r == 0)
+            ex->body_eof = 1;
+        else if (r < 0 && r != TACHY_EWOULDBLOCK)
+            ex->body_error = (int)r;
+        return r;
+    }
     if (ex->conn->held && !body_buffered(ex))
         return TACHY_EWOULDBLOCK; /* nothing read, no state changed */
     ssize_t n = ex->framing.chunked ? read_chunked(ex, buf, len) : read_fixed(ex, buf, len);
@@ -424,7 +436,7 @@ TACHY_API ssize_t tachy_exchange_read(tachy_exchange *ex, void *buf, size_t len)
          * exchange: a handler that catches it may still answer, and the connection closes
          * after that response, as the JDK's does (compat-tests BodyReadFailureTest). */
         if (n == TACHY_ETRUNCATED || n == TACHY_EPROTO)
-            ex->conn->close_after = 1;
+            tachy__exchange_close_after(ex);
         else
             tachy__exchange_fail(ex, (int)n);
     }
@@ -436,6 +448,8 @@ TACHY_API ssize_t tachy_exchange_available(tachy_exchange *ex) {
         return TACHY_EINVAL;
     if (ex->body_closed)
         return TACHY_ECLOSED;
+    if (ex->ops)
+        return ex->ops->available(ex);
     if (ex->body_eof)
         return (ssize_t)tachy__buf_size(&ex->pending);
     if (ex->framing.chunked) {
@@ -480,6 +494,13 @@ TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
         return TACHY_EINVAL;
     if (ex->body_closed)
         return 0;
+    if (ex->ops) {
+        /* A stream: what is left is discarded as it comes (its window given back), never
+         * waited for. */
+        ex->ops->discard(ex);
+        ex->body_closed = 1;
+        return 0;
+    }
     if (ex->conn->held && !body_done(ex))
         return TACHY_EWOULDBLOCK; /* the drain would read the socket: nothing done */
     if (!ex->upgraded && !drain(ex, ex->conn->srv->opt.drain_amount))
@@ -493,6 +514,10 @@ TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
  * connection: the caller then continues the connection (tachy__loop_exchange_closed,
  * through srv->loop_exchange_closed). */
 static void mark_closed(tachy_exchange *ex) {
+    if (ex->ops) {
+        ex->ops->closed(ex); /* the stream's own hand-off (h2/stream.c) */
+        return;
+    }
     if (!ex->deferred) {
         ex->closed = 1;
         return;
@@ -506,14 +531,15 @@ static int close_exchange(tachy_exchange *ex, int harvest) {
         return TACHY_EINVAL;
     if (ex->closed)
         return 0;
-    if (ex->conn->held && ex->rsp_code >= 0 && !body_done(ex))
+    if (!ex->ops && ex->conn->held && ex->rsp_code >= 0 && !body_done(ex))
         return TACHY_EWOULDBLOCK; /* the drain would read the socket: nothing done */
     int rc = 0;
     if (ex->upgraded) {
         ex->conn->close_after = 1;
     } else if (ex->rsp_code < 0) {
-        /* The JDK closes the connection when an exchange ends without a response. */
-        ex->conn->close_after = 1;
+        /* The JDK closes the connection when an exchange ends without a response (an
+         * HTTP/2 stream is reset instead: its connection serves other streams). */
+        tachy__exchange_close_after(ex);
         ex->failed = 1;
     } else {
         tachy_exchange_request_body_close(ex);
@@ -548,6 +574,8 @@ TACHY_API int tachy_exchange_abort(tachy_exchange *ex) {
 TACHY_API int tachy_exchange_hold(tachy_exchange *ex, int on) {
     if (!ex)
         return TACHY_EINVAL;
+    if (ex->ops)
+        return ex->ops->hold(ex, on);
     tachy__conn *c = ex->conn;
     if (c->held && !on) {
         /* The hold is lifted for a call that may block (tachy_exchange_hold): the thread
@@ -561,6 +589,8 @@ TACHY_API int tachy_exchange_hold(tachy_exchange *ex, int on) {
 TACHY_API int tachy_exchange_held_bytes(const tachy_exchange *ex) {
     if (!ex)
         return TACHY_EINVAL;
+    if (ex->ops)
+        return ex->ops->held_bytes(ex);
     size_t n = tachy__buf_size(&ex->conn->wbuf);
     return n > INT32_MAX ? INT32_MAX : (int)n;
 }
@@ -572,8 +602,13 @@ TACHY_API int tachy_exchange_defer_flags(tachy_exchange *ex, unsigned flags) {
         return TACHY_ECLOSED;
     ex->deferred = 1;
     ex->defer_flags = flags;
-    if (!(flags & TACHY_DEFER_CLOSER_CONTINUES))
-        ex->conn->held = 0; /* the closer, another thread, may block: the hold ends here */
+    if (!(flags & TACHY_DEFER_CLOSER_CONTINUES)) {
+        /* the closer, another thread, may block: the hold ends here */
+        if (ex->ops)
+            ex->ops->hold(ex, 0);
+        else
+            ex->conn->held = 0;
+    }
     return 0;
 }
 
@@ -746,6 +781,8 @@ int tachy__exchange_upgrade(tachy_exchange *ex, tachy_stream **out, int keeps_th
     if (!ex || !out)
         return TACHY_EINVAL;
     *out = NULL;
+    if (ex->ops)
+        return TACHY_ENOTSUP; /* an HTTP/2 stream is not a connection to take over */
     if (ex->rsp_code != 101 || ex->upgraded)
         return TACHY_ESTATE;
     tachy__conn *c = ex->conn;

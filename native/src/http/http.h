@@ -108,8 +108,51 @@ struct tachy_stream {
     atomic_int shut;
 };
 
+/* The next response header of a head being sent (response.c's source: the headers object
+ * or a caller's field array): 1 with name/value set, 0 at the end. */
+typedef int (*tachy__field_next)(void *src, const char **name, size_t *nl, const char **value,
+                                 size_t *vl);
+
+/*
+ * The exchange seam: how an exchange's bytes travel when it is not HTTP/1.1 on its
+ * connection. HTTP/1.1 is ex->ops == NULL and is done inline (exchange.c, response.c: the
+ * bytes go through c->rbuf and c->wbuf), as plain TCP is for the transport seam; an
+ * HTTP/2 stream (h2/stream.c) fills this table. Everything above - the JDK's framing
+ * decision, the state checks, filters, authenticators, contexts, the JNI bridge - is the
+ * same for both. Each function runs on the thread that has the exchange, and may block
+ * unless the exchange is held (tachy_exchange_hold: then TACHY_EWOULDBLOCK, or the bytes
+ * stay buffered).
+ */
+typedef struct tachy__exchange_ops {
+    /* Request body bytes: > 0, 0 at its end, or TACHY_E*. */
+    ssize_t (*read)(tachy_exchange *ex, void *buf, size_t len);
+    /* Body bytes a read returns without waiting. */
+    ssize_t (*available)(tachy_exchange *ex);
+    /* The request body is closed: what is left of it is discarded as it comes. */
+    void (*discard)(tachy_exchange *ex);
+    /* The response head: code, the content-length to declare (-1: none), end: no body
+     * follows; the handler's headers from next(src) (tachy owns Date and the framing). */
+    int (*head)(tachy_exchange *ex, int code, int64_t content_length, int end,
+                tachy__field_next next, void *src);
+    /* Body bytes (unframed). */
+    int (*body)(tachy_exchange *ex, const void *buf, size_t len);
+    /* Sends what is buffered: wait = 0 only tries (0 when nothing is left, 1 when bytes
+     * are), or TACHY_E*. */
+    int (*flush)(tachy_exchange *ex, int wait);
+    /* The response is complete (ok) or broken (ok = 0: the peer must not take it for whole). */
+    int (*end)(tachy_exchange *ex, int ok);
+    /* An interim 1xx response before the final one. */
+    int (*interim)(tachy_exchange *ex, int code);
+    /* The exchange was closed (tachy_exchange_close / abort) on the calling thread. */
+    void (*closed)(tachy_exchange *ex);
+    /* tachy_exchange_hold and tachy_exchange_held_bytes. */
+    int (*hold)(tachy_exchange *ex, int on);
+    int (*held_bytes)(const tachy_exchange *ex);
+} tachy__exchange_ops;
+
 struct tachy_exchange {
     tachy__conn *conn;
+    const tachy__exchange_ops *ops; /* NULL: HTTP/1.1 on conn, inline; else the codec's */
     tachy_context *ctx;
     /* request */
     tachy__buf strs;          /* method, uri, path, query, protocol (NUL-separated) */
@@ -212,7 +255,12 @@ struct tachy__conn {
     size_t refs_cap;
     size_t host_ok_len;       /* the last Host value found valid on this connection (a */
     char host_ok[48];         /* client sends the same one each time: checked once) */
-    tachy_exchange ex;        /* reused for every request on this connection */
+    tachy_exchange ex;        /* reused for every request on this connection (HTTP/1.1) */
+    /* HTTP/2 (h2/): the session, once the connection has switched (TACHY__CONN_NEXT_H2);
+     * then its streams are exchanges of their own and ex is unused. alpn_h2: the TLS
+     * handshake chose "h2" (tls/ sets it). */
+    struct tachy__h2 *h2;
+    int alpn_h2;
 };
 
 /* ---- io.c: every socket call ------------------------------------------------------------ */
@@ -321,8 +369,14 @@ typedef enum tachy__conn_next {
     TACHY__CONN_NEXT_LEND,  /* the handler returned with its exchange deferred: the loop
                                lends it the connection unless it is closed already
                                (loop/states.c); its close resumes it */
-    TACHY__CONN_NEXT_POOL   /* (closer runs only) the next step may block: a pool thread
+    TACHY__CONN_NEXT_POOL,  /* (closer runs only) the next step may block: a pool thread
                                must continue it */
+    TACHY__CONN_NEXT_H2,    /* switch to HTTP/2 (h2/): rbuf holds the client's preface
+                               (prior knowledge, or ALPN "h2") or an "Upgrade: h2c"
+                               request, not consumed */
+    TACHY__CONN_NEXT_HOLD   /* (HTTP/2) closing, but exchanges of its streams still run:
+                               nobody owns the connection until the last one ends, which
+                               requeues it (srv->loop_requeue) */
 } tachy__conn_next;
 
 /*
@@ -391,12 +445,26 @@ int tachy__exchange_upgrade(tachy_exchange *ex, tachy_stream **out, int keeps_th
 void tachy__exchange_end(tachy_exchange *ex);
 void tachy__exchange_free(tachy_exchange *ex);
 
-/* Marks the exchange as broken (the connection closes after it) and returns rc. */
+/* Marks the exchange as broken (an HTTP/1.1 connection closes after it; an HTTP/2 stream
+ * is reset when it ends) and returns rc. */
 static inline int tachy__exchange_fail(tachy_exchange *ex, int rc) {
     ex->failed = 1;
-    ex->conn->close_after = 1;
+    if (!ex->ops)
+        ex->conn->close_after = 1;
     return rc;
 }
+/* The connection closes after this exchange: HTTP/1.1 only (an HTTP/2 stream's exchange
+ * never closes its connection). */
+static inline void tachy__exchange_close_after(tachy_exchange *ex) {
+    if (!ex->ops)
+        ex->conn->close_after = 1;
+}
+/* tachy__response_reject for an exchange: on HTTP/1.1 the connection's reject (which
+ * closes it); on a stream the same status and body on that stream alone. */
+void tachy__exchange_reject_own(tachy_exchange *ex, int code, const char *msg);
+/* The JDK's error body for code and msg into buf ("<h1>404 Not Found</h1>msg"): its
+ * length. Pure. */
+size_t tachy__reject_body(char *buf, size_t cap, int code, const char *msg);
 
 /* ---- response.c ------------------------------------------------------------------------ */
 

@@ -108,6 +108,11 @@ static int field_forbidden(const char *s, size_t n) {
 
 static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src);
 
+/* head_next as the exchange seam's tachy__field_next. */
+static int head_next_cb(void *src, const char **name, size_t *nl, const char **value, size_t *vl) {
+    return head_next(src, name, nl, value, vl);
+}
+
 TACHY_API int tachy_exchange_send_response_headers(tachy_exchange *ex, int code, int64_t len) {
     if (!ex)
         return TACHY_EINVAL;
@@ -298,6 +303,21 @@ static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src) {
     if (fd.close_after)
         c->close_after = 1;
 
+    if (ex->ops) {
+        /* A stream: the same decision, sent as the codec frames it (h2/stream.c). A 1xx
+         * cannot be a final response there: it goes as an interim one. */
+        int64_t cl = framing == FRAMING_LENGTH ? (len == -1 ? 0 : len) : -1;
+        int rc = code < 200 ? ex->ops->interim(ex, code)
+                            : ex->ops->head(ex, code, cl, mode == TACHY__RSP_EMPTY, head_next_cb, src);
+        if (rc < 0)
+            return tachy__exchange_fail(ex, rc);
+        ex->rsp_code = code;
+        ex->rsp_mode = mode;
+        ex->rsp_left = mode == TACHY__RSP_FIXED ? len : 0;
+        ex->rsp_length_header = cl;
+        ex->rsp_done = mode == TACHY__RSP_EMPTY;
+        return 0;
+    }
     int rc = write_head(c, code, framing, len, src);
     if (rc < 0)
         return tachy__exchange_fail(ex, rc);
@@ -338,8 +358,9 @@ static int put_body(tachy__conn *c, const void *buf, size_t len) {
 
 /* len bytes of file fd from off as body bytes already framed: sendfile when the
  * transport allows, else pread into a buffer and the ordinary write path. */
-static int file_body(tachy__conn *c, int fd, int64_t off, int64_t len) {
-    int rc = tachy__io_send_file(c, fd, &off, len);
+static int file_body(tachy_exchange *ex, int fd, int64_t off, int64_t len) {
+    tachy__conn *c = ex->conn;
+    int rc = ex->ops ? TACHY_ENOTSUP : tachy__io_send_file(c, fd, &off, len);
     if (rc != TACHY_ENOTSUP)
         return rc;
     rc = 0;
@@ -355,7 +376,8 @@ static int file_body(tachy__conn *c, int fd, int64_t off, int64_t len) {
             rc = errno == EBADF || errno == EINVAL || errno == ESPIPE ? TACHY_EINVAL : TACHY_EIO;
         else if (n == 0)
             rc = TACHY_ESHORT; /* the file ended early */
-        else if ((rc = put_body(c, buf, (size_t)n)) == 0) {
+        else if ((rc = ex->ops ? ex->ops->body(ex, buf, (size_t)n)
+                               : put_body(c, buf, (size_t)n)) == 0) {
             off += n;
             len -= n;
         }
@@ -386,14 +408,24 @@ static int framed_body(tachy_exchange *ex, const body_src *src, int64_t len) {
     if (len == 0)
         return 0;
     tachy__conn *c = ex->conn;
-    int chunked = ex->rsp_mode == TACHY__RSP_CHUNKED;
     if (ex->rsp_mode == TACHY__RSP_FIXED && len > ex->rsp_left)
         return TACHY_ETOOLONG; /* nothing written */
+    if (ex->ops) {
+        /* A stream frames its body itself (DATA frames, END_STREAM at its end). */
+        int rc = src->buf ? ex->ops->body(ex, src->buf, (size_t)len)
+                          : file_body(ex, src->fd, src->off, len);
+        if (rc == 0 && ex->rsp_mode == TACHY__RSP_FIXED && (ex->rsp_left -= len) == 0) {
+            ex->rsp_done = 1;
+            rc = ex->ops->end(ex, 1);
+        }
+        return rc < 0 ? tachy__exchange_fail(ex, rc) : 0;
+    }
+    int chunked = ex->rsp_mode == TACHY__RSP_CHUNKED;
     if (chunked && (tachy__buf_append_hex(&c->wbuf, (uint64_t)len) < 0 ||
                     tachy__buf_append(&c->wbuf, "\r\n", 2) < 0))
         return tachy__exchange_fail(ex, TACHY_ENOMEM);
     int rc = src->buf ? put_body(c, src->buf, (size_t)len)
-                      : file_body(c, src->fd, src->off, len);
+                      : file_body(ex, src->fd, src->off, len);
     if (rc == 0 && chunked && tachy__buf_append(&c->wbuf, "\r\n", 2) < 0)
         rc = TACHY_ENOMEM;
     if (rc == 0 && ex->rsp_mode == TACHY__RSP_FIXED && (ex->rsp_left -= len) == 0) {
@@ -427,7 +459,7 @@ TACHY_API int tachy_exchange_flush(tachy_exchange *ex) {
         return ex->rsp_mode == TACHY__RSP_FIXED ? 0 : TACHY_ECLOSED;
     if (ex->rsp_code < 0)
         return 0; /* nothing to send yet: the JDK's flush before headers is a no-op */
-    int rc = tachy__io_flush(ex->conn);
+    int rc = ex->ops ? ex->ops->flush(ex, 1) : tachy__io_flush(ex->conn);
     return rc < 0 ? tachy__exchange_fail(ex, rc) : 0;
 }
 
@@ -438,7 +470,7 @@ TACHY_API int tachy_exchange_try_flush(tachy_exchange *ex) {
         return ex->rsp_mode == TACHY__RSP_FIXED ? 0 : TACHY_ECLOSED;
     if (ex->rsp_code < 0)
         return 0;
-    int rc = tachy__io_flush_end_nowait(ex->conn);
+    int rc = ex->ops ? ex->ops->flush(ex, 0) : tachy__io_flush_end_nowait(ex->conn);
     return rc < 0 ? tachy__exchange_fail(ex, rc) : rc;
 }
 
@@ -452,6 +484,19 @@ TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex) {
     ex->rsp_closed = 1;
     tachy__conn *c = ex->conn;
     int rc = 0;
+    if (ex->ops) {
+        /* A stream: a short fixed body is reset (the peer must not take it for whole),
+         * a streamed one ends; an empty one ended with its head. */
+        if (ex->rsp_mode == TACHY__RSP_FIXED && ex->rsp_left > 0) {
+            ex->ops->end(ex, 0);
+            return tachy__exchange_fail(ex, TACHY_ESHORT);
+        }
+        if (ex->rsp_mode == TACHY__RSP_CHUNKED && !ex->failed) {
+            ex->rsp_done = 1;
+            rc = ex->ops->end(ex, 1);
+        }
+        return rc < 0 ? tachy__exchange_fail(ex, rc) : 0;
+    }
     switch (ex->rsp_mode) {
     case TACHY__RSP_FIXED:
         if (ex->rsp_left > 0) {
@@ -485,6 +530,18 @@ TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex) {
  *   <h1>404 Not Found</h1>No context found for request
  * and marks the connection for closing. Pending pipelined responses go out first.
  */
+size_t tachy__reject_body(char *buf, size_t cap, int code, const char *msg) {
+    size_t rl;
+    int jdk;
+    const char *r = reason_lookup(code, &rl, &jdk);
+    if (!r)
+        r = "Error";
+    int blen = snprintf(buf, cap, "<h1>%d %s</h1>%s", code, r, msg ? msg : "");
+    if (blen < 0)
+        return 0;
+    return (size_t)blen >= cap ? cap - 1 : (size_t)blen;
+}
+
 void tachy__response_reject(tachy__conn *c, int code, const char *msg) {
     tachy__edge_rejected(c->srv, code); /* edge/metrics.c */
     if (c->ex.t0_ns && c->ex.rsp_code < 0)
@@ -495,11 +552,7 @@ void tachy__response_reject(tachy__conn *c, int code, const char *msg) {
     if (!r)
         r = "Error";
     char body[512];
-    int blen = snprintf(body, sizeof body, "<h1>%d %s</h1>%s", code, r, msg ? msg : "");
-    if (blen < 0)
-        blen = 0;
-    if ((size_t)blen >= sizeof body)
-        blen = sizeof body - 1;
+    int blen = (int)tachy__reject_body(body, sizeof body, code, msg);
     char head[256];
     int hlen = snprintf(head, sizeof head,
                         "HTTP/1.1 %d %s\r\nContent-Length: %d\r\nContent-Type: text/html\r\n"
@@ -511,6 +564,31 @@ void tachy__response_reject(tachy__conn *c, int code, const char *msg) {
     }
     tachy__io_flush(c);
     c->close_after = 1;
+}
+
+void tachy__exchange_reject_own(tachy_exchange *ex, int code, const char *msg) {
+    if (!ex->ops) {
+        tachy__response_reject(ex->conn, code, msg);
+        return;
+    }
+    /* A stream: the same status and body, on this stream only. */
+    tachy__edge_rejected(ex->conn->srv, code);
+    char body[512];
+    size_t blen = tachy__reject_body(body, sizeof body, code, msg);
+    tachy_field ct = {"Content-Type", 12, "text/html", 9};
+    head_src src = {NULL, &ct, 1, 0};
+    int rc = ex->ops->head(ex, code, (int64_t)blen, 0, head_next_cb, &src);
+    if (rc == 0)
+        rc = ex->ops->body(ex, body, blen);
+    if (rc == 0)
+        rc = ex->ops->end(ex, 1);
+    if (rc < 0)
+        ex->failed = 1;
+    ex->rsp_code = code;
+    ex->rsp_mode = TACHY__RSP_EMPTY;
+    ex->rsp_left = 0;
+    ex->rsp_length_header = -1;
+    ex->rsp_done = 1;
 }
 
 
@@ -541,7 +619,7 @@ TACHY_API int tachy_exchange_reject(tachy_exchange *ex, int code, const char *ms
         return TACHY_ECLOSED;
     if (ex->rsp_code >= 0)
         return TACHY_EHDRSENT;
-    tachy__response_reject(ex->conn, code, msg); /* the bytes the core's own rejects send */
+    tachy__exchange_reject_own(ex, code, msg); /* the bytes the core's own rejects send */
     ex->rsp_code = code;
     ex->rsp_mode = TACHY__RSP_EMPTY;
     ex->rsp_left = 0;

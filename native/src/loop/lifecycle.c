@@ -5,6 +5,7 @@
  * threads), and freeing it with the server's last reference.
  */
 #include "loop/loop.h"
+#include "h2/h2.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +30,10 @@ static int pool_start(tachy_server *srv) {
     srv->loop_free = loop_free;
     srv->loop_blocking = tachy__loop_blocking;
     srv->loop_exchange_closed = tachy__loop_exchange_closed;
+    srv->loop_post = tachy__loop_post;
+    /* HTTP/2 when asked for and libnghttp2 can be loaded (else HTTP/1.1, said once). */
+    srv->h2_ok = srv->opt.http2 != 0 && tachy__h2_available() == 0;
+    srv->loop_requeue = tachy__loop_requeue;
     srv->loop_timer_schedule = tachy_timer_schedule;
     srv->loop_timer_cancel = tachy_timer_cancel;
     srv->loop->epfd = epoll_create1(EPOLL_CLOEXEC);

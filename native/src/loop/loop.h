@@ -114,6 +114,10 @@ struct tachy__loop {
      * through tachy__conn.next_ready, unbounded (the ring's size bounds only epoll's). */
     tachy__conn *resumed_head, *resumed_tail;
     uint32_t nresumed;
+    /* Jobs (tachy__loop_post: HTTP/2 streams to serve, output to flush), a FIFO under
+     * ready_lock; taken before events, and also while the server stops. */
+    tachy__job *jobs_head, *jobs_tail;
+    uint32_t njobs;
     pthread_cond_t spare_cond; /* spare threads wait here (monotonic clock) */
     /* Closers harvest the park set (workers.c, "closers harvest"): harvests counts their
      * looks that found events; pool threads that stepped back meanwhile wait on step_cond (step_lock, which
@@ -217,6 +221,9 @@ int tachy__loop_spawn_worker(tachy_server *srv);
 void tachy__loop_reap(tachy_server *srv);
 /* Makes sure someone will take events: wakes a spare or starts a thread (lock held). */
 void tachy__loop_ensure_waiter(tachy_server *srv);
+/* srv->loop_post: queues job (run in order by pool threads); wake: kick a waiter, or
+ * bring a thread in, for it now. Any thread. */
+void tachy__loop_post(tachy_server *srv, tachy__job *job, int wake);
 /* srv->loop_blocking: if nobody waits for events, bring in a thread now. Any thread. */
 void tachy__loop_blocking(tachy_server *srv);
 /*

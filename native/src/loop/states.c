@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "h2/h2.h"
 #include "tls/tls.h"
 #include "ws/ws.h"
 
@@ -342,7 +343,20 @@ int tachy__loop_run(tachy__conn *c, int closer) {
         }
         int idle = 0;
         long deadline = 0;
-        tachy__conn_next next = tachy__conn_run(c, closer, &idle, &deadline);
+        tachy__conn_next next;
+        if (c->h2) /* HTTP/2 (h2/): a closer does not run it, a pool thread does */
+            next = closer ? TACHY__CONN_NEXT_POOL : tachy__h2_run(c, &idle, &deadline);
+        else
+            next = tachy__conn_run(c, closer, &idle, &deadline);
+        if (next == TACHY__CONN_NEXT_H2) {
+            /* The client speaks HTTP/2 (its preface, ALPN "h2", "Upgrade: h2c"): the
+             * connection changes codecs and its next step is HTTP/2's. */
+            if (tachy__h2_start(c) < 0)
+                break;
+            continue;
+        }
+        if (next == TACHY__CONN_NEXT_HOLD)
+            return 0; /* held by its streams' exchanges: the last one requeues it */
         if (next == TACHY__CONN_NEXT_LEND) {
             if (lend(c))
                 return 0; /* LENT: the exchange has it; its close resumes it */
@@ -435,6 +449,12 @@ void tachy__loop_drain_step(tachy_server *srv, int close_idle) {
         tachy_ws *ws = srv->loop->ws_of[c->slot];
         if (ws) {
             tachy_ws_close(ws, TACHY_WS_CLOSE_GOING_AWAY, "server going away");
+        } else if (c->h2) {
+            /* HTTP/2: GOAWAY once; the streams begun finish, then it closes. */
+            if (tachy__h2_drain(c) && !tachy__loop_unread(c)) {
+                tachy__loop_close(c);
+                continue;
+            }
         } else if (close_idle && (c->drain_idle || !c->started) && !c->lingering &&
                    !tachy__loop_unread(c)) {
             tachy__loop_close(c);
@@ -455,9 +475,14 @@ void tachy__loop_drain_step(tachy_server *srv, int close_idle) {
 
 void tachy__loop_close(tachy__conn *c) {
     tachy_server *srv = c->srv;
+    /* HTTP/2: GOAWAY; while its streams' exchanges still run, the connection waits for
+     * them, held by nobody, and the last one's end brings it back here (h2/). */
+    if (c->h2 && tachy__h2_closing(c))
+        return;
     tachy__loop_ws_closing(c); /* an attached WebSocket lets go of the socket first */
     if (__atomic_load_n(&srv->loop->nresumed, __ATOMIC_RELAXED))
         tachy__loop_unresume(c); /* closed while waiting to be resumed (the watchdog) */
+    tachy__h2_free(c);
     tachy__conn_cleanup(c);
     pthread_mutex_lock(&srv->lock);
     if (c->prev)

@@ -117,7 +117,8 @@ void *tachy__loop_watchdog_main(void *arg) {
         if (atomic_exchange(&srv->loop->accept_retry, 0))
             tachy__loop_requeue_listener(srv); /* accept failed (descriptors or memory): try again */
         uint64_t p = atomic_load_explicit(&srv->loop->progress, memory_order_relaxed);
-        int backlog = __atomic_load_n(&srv->loop->ready_count, __ATOMIC_RELAXED) > 0;
+        int backlog = __atomic_load_n(&srv->loop->ready_count, __ATOMIC_RELAXED) > 0 ||
+                      __atomic_load_n(&srv->loop->njobs, __ATOMIC_RELAXED) > 0;
         int timers = srv->loop->nconns == 0 && tachy_timer_pending(srv) > 0;
         if ((srv->loop->nconns > 0 || backlog || timers) &&
             (backlog || atomic_load(&srv->loop->nwaiting) == 0) &&

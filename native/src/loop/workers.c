@@ -67,6 +67,41 @@ static int ready_pop(tachy_server *srv, uint64_t *tok) {
     return got;
 }
 
+/* The next job, or NULL (cheap check first: usually there is none). */
+static tachy__job *job_pop(struct tachy__loop *p) {
+    if (__atomic_load_n(&p->njobs, __ATOMIC_RELAXED) == 0)
+        return NULL;
+    pthread_mutex_lock(&p->ready_lock);
+    tachy__job *j = p->jobs_head;
+    if (j) {
+        p->jobs_head = j->next;
+        if (!p->jobs_head)
+            p->jobs_tail = NULL;
+        __atomic_store_n(&p->njobs, p->njobs - 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&p->ready_lock);
+    return j;
+}
+
+void tachy__loop_post(tachy_server *srv, tachy__job *job, int wake) {
+    struct tachy__loop *p = srv->loop;
+    job->next = NULL;
+    pthread_mutex_lock(&p->ready_lock);
+    if (p->jobs_tail)
+        p->jobs_tail->next = job;
+    else
+        p->jobs_head = job;
+    p->jobs_tail = job;
+    __atomic_store_n(&p->njobs, p->njobs + 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&p->ready_lock);
+    if (!wake)
+        return;
+    uint64_t one = 1;
+    if (write(p->kickfd, &one, sizeof one) < 0 && errno != EAGAIN)
+        tachy__log(srv, TACHY_LOG_WARNING, "eventfd write: %s", strerror(errno));
+    tachy__loop_blocking(srv);
+}
+
 /* An event's token, with HUP_BIT when it reported the peer's shutdown. */
 static uint64_t ev_token(const struct epoll_event *ev) {
     uint64_t tok = ev->data.u64;
@@ -344,6 +379,14 @@ static void *worker_main(void *arg) {
     struct epoll_event evs[BATCH];
     uint64_t harvests_seen = 0;
     for (;;) {
+        /* Jobs first, and even while stopping: each holds a stream, and through it a
+         * connection, that only its run lets go of. */
+        tachy__job *job = job_pop(srv->loop);
+        if (job) {
+            atomic_fetch_add_explicit(&srv->loop->progress, 1, memory_order_relaxed);
+            job->run(job);
+            continue;
+        }
         if (atomic_load(&srv->state) != TACHY__SRV_STARTED)
             break;
         uint64_t tok;
@@ -416,7 +459,8 @@ void tachy__loop_blocking(tachy_server *srv) {
          * waits there. Events this thread took in its batch (and left in the ring) would
          * sit there, behind a handler that may wait for as long as its peer likes, until
          * the watchdog's next tick: kick a waiter so that it takes them now. */
-        if (__atomic_load_n(&p->ready_count, __ATOMIC_RELAXED) > 0) {
+        if (__atomic_load_n(&p->ready_count, __ATOMIC_RELAXED) > 0 ||
+            __atomic_load_n(&p->njobs, __ATOMIC_RELAXED) > 0) {
             uint64_t one = 1;
             if (write(p->kickfd, &one, sizeof one) < 0 && errno != EAGAIN)
                 tachy__log(srv, TACHY_LOG_WARNING, "eventfd write: %s", strerror(errno));

@@ -41,7 +41,9 @@
     X(reuseport, 0, KEEP)                      /* tachy: SO_REUSEPORT at bind */           \
     X(context_match, 0, CHOICE2)               /* sun.net.httpserver.pathMatcher (JDK 27) */\
     X(exchange_attributes, 0, CHOICE2)         /* jdk.httpserver.attributes (JDK 26) */     \
-    X(path_nul, 0, KEEP)                       /* tachy: 0 = "%00" in the path is 400 */
+    X(path_nul, 0, KEEP)                       /* tachy: 0 = "%00" in the path is 400 */   \
+    X(http2, 7, KEEP)                          /* tachy: TACHY_HTTP2_ALL (provider: 0) */   \
+    X(h2_max_streams, 100, POSITIVE)           /* tachy: SETTINGS_MAX_CONCURRENT_STREAMS */
 
 #define TACHY__OPT_MIN_STACK (64 * 1024)
 /* tachy_options.proxy_trusted: at most this many networks. */

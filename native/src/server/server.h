@@ -61,6 +61,15 @@ struct tachy_context {
 struct tachy__loop; /* loop/loop.h */
 struct tachy__conn; /* http/http.h */
 
+/* Work for a pool thread that is not a connection's event: an HTTP/2 stream whose handler
+ * must run, or output to flush (h2/). The poster owns the job until run is called; run
+ * may free it. Jobs are run in the order posted, also while the server stops (run must
+ * then only finish what it holds, never call a handler: srv->state says so). */
+typedef struct tachy__job {
+    void (*run)(struct tachy__job *job);
+    struct tachy__job *next; /* the loop's queue (loop/workers.c) */
+} tachy__job;
+
 struct tachy_server {
     tachy_options opt;        /* fixed at creation (server/options.h clamps it) */
     tachy_tls_config *tls;    /* HTTPS when set (before start; one reference held, tls/) */
@@ -72,6 +81,9 @@ struct tachy_server {
      * now on says "Connection: close" (http/response.c) and the loop closes connections as
      * they fall idle (loop/states.c, tachy__loop_drain_step). Set once, never cleared. */
     atomic_int draining;
+    /* HTTP/2 can be spoken: tachy_options.http2 is not 0 and libnghttp2 was loaded (set by
+     * loop/ at start, read by tls/'s ALPN and http/conn.c). */
+    int h2_ok;
     int fd;                   /* listening socket or -1 */
     struct sockaddr_storage addr;
     socklen_t addr_len;
@@ -101,6 +113,13 @@ struct tachy_server {
      * the exchange's harvest flag serving other ready connections after it; else on a pool
      * thread). loop/states.c. */
     void (*loop_exchange_closed)(struct tachy__conn *conn);
+    /* Queues job for a pool thread (loop/workers.c, tachy__loop_post); wake: make sure a
+     * thread comes for it now (else the caller, a pool thread, will take it itself when it
+     * is back in the loop, or another comes when this one blocks). Any thread. */
+    void (*loop_post)(tachy_server *srv, tachy__job *job, int wake);
+    /* Puts conn, which the caller holds (a codec's TACHY__CONN_NEXT_HOLD ended), back for a
+     * pool thread (tachy__loop_requeue). Any thread. */
+    void (*loop_requeue)(struct tachy__conn *conn);
     /* Lent exchanges (loop/states.c) deferred with TACHY_DEFER_CLOSER_CONTINUES and not
      * yet closed: their closers may harvest the park set (loop/workers.c). */
     atomic_int lent_closers;

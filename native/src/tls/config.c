@@ -26,13 +26,26 @@
     "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:"                             \
     "DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305"
 
-/* ALPN: "http/1.1" when offered; otherwise no answer (the client may still speak it). */
+/* ALPN (RFC 7301): "h2" when offered and the server speaks HTTP/2 over TLS
+ * (tachy_options.http2, srv->h2_ok: libnghttp2 loaded), else "http/1.1" when offered;
+ * otherwise no answer (the client may still speak HTTP/1.1). Choosing "h2" marks the
+ * connection (c->alpn_h2): its first run switches it to HTTP/2 (http/conn.c). Runs in the
+ * handshake, on the connection's owner. */
 static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                        const unsigned char *in, unsigned int inlen, void *arg) {
-    (void)ssl;
     (void)arg;
-    static const unsigned char h11[] = "\x08http/1.1";
+    static const unsigned char h2[] = "\x02h2", h11[] = "\x08http/1.1";
     unsigned char *sel = NULL;
+    BIO *bio = SSL_get_rbio(ssl);
+    tls_conn *t = bio ? BIO_get_data(bio) : NULL;
+    tachy__conn *c = t ? t->c : NULL;
+    if (c && c->srv->h2_ok && (c->srv->opt.http2 & TACHY_HTTP2_TLS) &&
+        SSL_select_next_proto(&sel, outlen, h2, sizeof h2 - 1, in, inlen) ==
+            OPENSSL_NPN_NEGOTIATED) {
+        *out = sel;
+        c->alpn_h2 = 1;
+        return SSL_TLSEXT_ERR_OK;
+    }
     if (SSL_select_next_proto(&sel, outlen, h11, sizeof h11 - 1, in, inlen) ==
         OPENSSL_NPN_NEGOTIATED) {
         *out = sel;

@@ -73,6 +73,7 @@
     X(SSL_get_current_cipher) \
     X(SSL_get_error) \
     X(SSL_get_peer_cert_chain) \
+    X(SSL_get_rbio) \
     X(SSL_get_session) \
     X(SSL_get_servername) \
     X(SSL_get_verify_result) \
@@ -152,6 +153,7 @@ int tachy__ossl_ready(void);
 #define SSL_CTX_use_certificate (tachy__ossl.SSL_CTX_use_certificate)
 #define SSL_free (tachy__ossl.SSL_free)
 #define SSL_get0_alpn_selected (tachy__ossl.SSL_get0_alpn_selected)
+#define SSL_get_rbio (tachy__ossl.SSL_get_rbio)
 #define SSL_get_current_cipher (tachy__ossl.SSL_get_current_cipher)
 #define SSL_get_error (tachy__ossl.SSL_get_error)
 #define SSL_get_peer_cert_chain (tachy__ossl.SSL_get_peer_cert_chain)

@@ -42,7 +42,9 @@ TACHY_API const char *tachy_exchange_tls_alpn(const tachy_exchange *ex) {
     const unsigned char *p = NULL;
     unsigned int n = 0;
     SSL_get0_alpn_selected(ssl, &p, &n);
-    /* The selected protocol is always our static "http/1.1" (alpn_select). */
+    /* The selected protocol is one of our static "h2" / "http/1.1" (alpn_select). */
+    if (n == 2 && memcmp(p, "h2", 2) == 0)
+        return "h2";
     return n == 8 && memcmp(p, "http/1.1", 8) == 0 ? "http/1.1" : NULL;
 }
 
