@@ -17,6 +17,9 @@ check-send-proxy`). Checks:
      with -Dtachy.reuseport=true on one port, no balancer; both serve (new connections
      reach both pids), then wrk with a new connection per request runs N s against the
      port while one of them gets SIGTERM and exits 0: zero socket errors, zero non-2xx.
+     It runs in a network namespace of its own with net.ipv4.tcp_migrate_req=1 (unshare
+     -rn); where none can be made and the setting is 0, its socket errors are only noted
+     (the kernel resets what completes its handshake between the last accept and close).
 Prints each check and "N passed, M failed"; exits 1 on a failure, 77 when HAProxy, wrk or
 curl is missing (CTest's skip code). Everything listens on 127.0.0.1; about --seconds + 3 s
 (+ --reuseport-seconds + 2 s).
@@ -171,8 +174,9 @@ def haproxy_errors(path):
     return "; ".join(out) or "no errors, retries or aborts counted"
 
 
-def wrk_result(out, what):
-    """Checks wrk's output: it ran, no non-2xx, no socket error. Prints its summary."""
+def wrk_result(out, what, socket_errors_fail=True):
+    """Checks wrk's output: it ran, no non-2xx, no socket error (only noted when
+    socket_errors_fail is false). Prints its summary."""
     m = re.search(r"(\d+) requests in", out)
     requests = int(m.group(1)) if m else 0
     non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
@@ -182,7 +186,11 @@ def wrk_result(out, what):
                                        "Non-2xx" in l or "Requests/sec" in l), flush=True)
     check(requests > 200, f"{what}: wrk ran: {requests} requests")
     check(non2xx is None, f"{what}: no non-2xx response" + (f" ({non2xx.group(1)})" if non2xx else ""))
-    check(sock is None, f"{what}: no socket error" + (f" ({sock.group(0)})" if sock else ""))
+    if socket_errors_fail or sock is None:
+        check(sock is None, f"{what}: no socket error" + (f" ({sock.group(0)})" if sock else ""))
+    else:
+        print(f"note  {what}: {sock.group(0)} - not counted as a failure here "
+              "(net.ipv4.tcp_migrate_req=0, see above)", flush=True)
 
 
 def get_ip(port):
@@ -197,9 +205,10 @@ def get_ip(port):
         return f"<{e}>"
 
 
-def reuseport(java, work, seconds, drain):
+def reuseport(java, work, seconds, drain, strict=True):
     """Two Java demos with -Dtachy.reuseport=true on one port: both serve, and one stopped
-    under wrk (a new connection per request) loses no connection."""
+    under wrk loses no connection (strict false: socket errors are only noted - the
+    kernel's resets without tcp_migrate_req)."""
     port = free_port()
     cmd = java + ["-p", "PORT"]
     cmd.insert(1, "-Dtachy.reuseport=true")
@@ -227,7 +236,7 @@ def reuseport(java, work, seconds, drain):
         out, _ = wrk.communicate(timeout=seconds + 30)
         with open(os.path.join(work, "wrk-reuseport.txt"), "w") as f:
             f.write(out)
-        wrk_result(out, "reuseport, one of two stopped")
+        wrk_result(out, "reuseport, one of two stopped", strict)
         check(backends[1].proc.poll() is None, "reuseport backend 2 still serves")
     finally:
         if wrk and wrk.poll() is None:
@@ -308,7 +317,7 @@ def main():
         # in the namespace reuseport_isolated made: this phase alone
         print(f"(network namespace of its own, net.ipv4.tcp_migrate_req={migrate_req()})", flush=True)
         try:
-            reuseport(java, work, a.reuseport_seconds, a.drain)
+            reuseport(java, work, a.reuseport_seconds, a.drain, migrate_req() == "1")
         finally:
             if not a.keep:
                 shutil.rmtree(work, ignore_errors=True)
@@ -383,11 +392,13 @@ def main():
                 passed += got[0]
                 failed += got[1]
             else:
-                if migrate_req() != "1":
-                    print(f"note: net.ipv4.tcp_migrate_req={migrate_req()} and no network namespace "
-                          "of our own (unshare -rn): a connection may be reset in the window between "
-                          "the stopping listener's last accept and its close", flush=True)
-                reuseport(java, work, a.reuseport_seconds, a.drain)
+                strict = migrate_req() == "1"
+                if not strict:
+                    print(f"note  net.ipv4.tcp_migrate_req={migrate_req()} and no network namespace "
+                          "of our own (unshare -rn): the kernel may reset a connection in the window "
+                          "between the stopping listener's last accept and its close, so socket "
+                          "errors of the reuseport stop are reported, not failed", flush=True)
+                reuseport(java, work, a.reuseport_seconds, a.drain, strict)
     finally:
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
