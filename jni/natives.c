@@ -9,6 +9,8 @@
 #include "bridge.h"
 #include "wire.h"
 
+#include <tachy/metrics.h>
+
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -83,13 +85,14 @@ static int options_from_java(JNIEnv *env, jlongArray jopts, tachy_wire_options *
     return 0;
 }
 
-static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) {
-    (void)cls;
+/* trusted: tachy_options.proxy_trusted (NULL: any peer), copied by the create call. */
+static jlong server_create(JNIEnv *env, jlongArray jopts, const char *trusted) {
     tachy_wire_options w;
     if (options_from_java(env, jopts, &w) < 0) {
         return TACHY_EINVAL;
     }
     tachy_options o = w.o;
+    o.proxy_trusted = trusted;
     /* The JDK's server does not check Host (RFC 9112 3.2), so neither does the provider; nor
      * has it a TLS handshake limit of its own: the connection's idle limit bounds it. */
     o.check_host = 0;
@@ -115,6 +118,68 @@ static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) 
         return rc;
     }
     return (jlong)(intptr_t)srv;
+}
+
+static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) {
+    (void)cls;
+    return server_create(env, jopts, NULL);
+}
+
+/* Native.serverCreateTrusting: as serverCreate, with the PROXY header's trusted networks
+ * (-Dtachy.proxyTrusted); a malformed list fails with TACHY_EINVAL. */
+static jlong JNICALL n_server_create_trusting(JNIEnv *env, jclass cls, jlongArray jopts,
+                                              jstring jtrusted) {
+    (void)cls;
+    if (jtrusted == NULL) {
+        return server_create(env, jopts, NULL);
+    }
+    const char *trusted = (*env)->GetStringUTFChars(env, jtrusted, NULL);
+    if (trusted == NULL) {
+        return TACHY_ENOMEM;
+    }
+    jlong rc = server_create(env, jopts, trusted);
+    (*env)->ReleaseStringUTFChars(env, jtrusted, trusted);
+    return rc;
+}
+
+/*
+ * Native.metricsRender: tachy_metrics_render's text as a byte[] (ASCII), or NULL with
+ * OutOfMemoryError pending. Rendered into a stack buffer, and once more into a heap one
+ * when the text is longer. Any thread while srv lives (the Java side holds its server's
+ * lock, so a stop cannot free srv meanwhile).
+ */
+static jbyteArray JNICALL n_metrics_render(JNIEnv *env, jclass cls, jlong srv) {
+    (void)cls;
+    char stack[8192];
+    char *buf = stack;
+    long n = tachy_metrics_render(PTR(tachy_server, srv), stack, sizeof stack);
+    if (n < 0) {
+        n = 0;
+        stack[0] = '\0';
+    } else if ((size_t)n >= sizeof stack) {
+        /* The gauges may grow between the two calls: room to spare, and cut to what fits. */
+        size_t cap = (size_t)n + 1024;
+        buf = malloc(cap);
+        if (buf == NULL) {
+            (*env)->ThrowNew(env, (*env)->FindClass(env, "java/lang/OutOfMemoryError"),
+                             "tachy metrics");
+            return NULL;
+        }
+        n = tachy_metrics_render(PTR(tachy_server, srv), buf, cap);
+        if (n < 0) {
+            n = 0;
+        } else if ((size_t)n >= cap) {
+            n = (long)cap - 1;
+        }
+    }
+    jbyteArray a = (*env)->NewByteArray(env, (jsize)n);
+    if (a != NULL) {
+        (*env)->SetByteArrayRegion(env, a, 0, (jsize)n, (const jbyte *)buf);
+    }
+    if (buf != stack) {
+        free(buf);
+    }
+    return a;
 }
 
 static jint JNICALL n_server_bind(JNIEnv *env, jclass cls, jlong srv, jstring jhost, jint port,
@@ -519,6 +584,8 @@ static const JNINativeMethod k_methods[] = {
     M("errName", "(I)Ljava/lang/String;", n_err_name),
     M("jdkProvider", "()Ljava/lang/Object;", n_jdk_provider),
     M("serverCreate", "([J)J", n_server_create),
+    M("serverCreateTrusting", "([JLjava/lang/String;)J", n_server_create_trusting),
+    M("metricsRender", "(J)[B", n_metrics_render),
     M("serverBind", "(JLjava/lang/String;II)I", n_server_bind),
     M("serverStart", "(JZ)I", n_server_start),
     M("serverStop", "(JI)I", n_server_stop),

@@ -60,7 +60,9 @@
     X(LOG_LEVEL, log_level, int)                                                             \
     X(HTTP10_KEEPALIVE_MAX, o.http10_keepalive_max, int)                                     \
     X(JDK_HEADER_RULES, o.jdk_header_rules, int)                                             \
-    X(CONTEXT_MATCH, o.context_match, int)
+    X(CONTEXT_MATCH, o.context_match, int)                                                   \
+    X(PROXY_PROTOCOL, o.proxy_protocol, int)                                                 \
+    X(REUSEPORT, o.reuseport, int)
 
 #define TACHY_WIRE__OPT_ENUM(name, member, type) TACHY_JNI_OPT_##name,
 enum { TACHY_WIRE_OPTIONS(TACHY_WIRE__OPT_ENUM) TACHY_JNI_OPT_COUNT };

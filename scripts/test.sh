@@ -151,6 +151,14 @@ if [ -f pom.xml ]; then
     [ "$before" = "$after" ] || { echo "the jar is not reproducible ($before, then $after)"; exit 1; }
     echo "jar: four natives, same bytes when packed again ($after)"
 
+    step "the Java demo behind HAProxy: PROXY v2, a rolling restart, two reuseport processes (about 17 s)"
+    # Two dev.tachy.examples.Hello -Dtachy.proxyProtocol=true backends, each sent SIGTERM (it
+    # drains: stop(2), exit 0) and started again under wrk through HAProxy, then two
+    # -Dtachy.reuseport=true ones on one port, one stopped under wrk: zero non-2xx, zero
+    # socket errors (docs/load-balancing.md, "The Java provider").
+    python3 tests/lb/haproxy_rolling.py --java-cp "$JAR:examples/java/target/classes" \
+        --java-bin "$JDK17/bin/java" --seconds 10 --drain 2 --reuseport-seconds 4
+
     step "examples/maven-consumer against the installed artifact"
     JAVA_HOME=$JDK17 mvn -B -ntp -f examples/maven-consumer/pom.xml test
 

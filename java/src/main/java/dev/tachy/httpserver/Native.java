@@ -73,7 +73,9 @@ final class Native {
     static final int OPT_HTTP10_KEEPALIVE_MAX = 12;
     static final int OPT_JDK_HEADER_RULES = 13; /* tachy_options.jdk_header_rules (ServerConfig) */
     static final int OPT_CONTEXT_MATCH = 14; /* tachy_options.context_match (CONTEXT_MATCH_*) */
-    static final int OPT_COUNT = 15;
+    static final int OPT_PROXY_PROTOCOL = 15; /* tachy_options.proxy_protocol (tachy.proxyProtocol) */
+    static final int OPT_REUSEPORT = 16; /* tachy_options.reuseport (tachy.reuseport) */
+    static final int OPT_COUNT = 17;
     /** tachy_options.context_match: TACHY_CONTEXT_MATCH_PATH_PREFIX / _STRING_PREFIX. */
     static final int CONTEXT_MATCH_PATH_PREFIX = 0;
     static final int CONTEXT_MATCH_STRING_PREFIX = 1;
@@ -94,6 +96,13 @@ final class Native {
     /* ---- server ------------------------------------------------------------------------- */
     /** tachy_server_create_unbound: the handle (> 0) or a negative code. */
     static native long serverCreate(long[] options);
+
+    /** serverCreate with tachy_options.proxy_trusted = trusted (null: any peer); a malformed
+     * list is TACHY_EINVAL. */
+    static native long serverCreateTrusting(long[] options, String trusted);
+
+    /** tachy_metrics_render for srv: the Prometheus text, ASCII. Any thread while srv lives. */
+    static native byte[] metricsRender(long srv);
 
     static native int serverBind(long srv, String host, int port, int backlog);
 

@@ -13,6 +13,8 @@ package dev.tachy.httpserver;
  * (431 over maxReqHeaders lines or maxReqHeaderSize bytes, 400 for an obs-fold) instead of the
  * JDK's (distinct names and the JDK's byte count, closed without a response, obs-fold
  * unfolded); see tachy_options.jdk_header_rules in native/include/tachy/server.h.
+ * Behind a load balancer, read at each server's creation: {@code tachy.proxyProtocol},
+ * {@code tachy.proxyTrusted} and {@code tachy.reuseport} (docs/load-balancing.md).
  */
 final class ServerConfig {
     private static final long DEFAULT_JAVA_THREAD_STACK = 1024 * 1024;
@@ -73,7 +75,29 @@ final class ServerConfig {
         o[Native.OPT_LOG_LEVEL] = Native.lowestLogLevel();
         o[Native.OPT_CONTEXT_MATCH] =
                 contextMatch(Runtime.version().feature(), property("sun.net.httpserver.pathMatcher"));
+        balancerOptions(o);
         return o;
+    }
+
+    /**
+     * Behind a load balancer (docs/load-balancing.md), read at every server's creation:
+     * tachy.proxyProtocol=true (tachy_options.proxy_protocol: every connection starts with a
+     * PROXY v1/v2 header) and tachy.reuseport=true (tachy_options.reuseport: bind with
+     * SO_REUSEPORT) into o.
+     */
+    private static void balancerOptions(long[] o) {
+        o[Native.OPT_PROXY_PROTOCOL] = Boolean.parseBoolean(property("tachy.proxyProtocol")) ? 1 : 0;
+        o[Native.OPT_REUSEPORT] = Boolean.parseBoolean(property("tachy.reuseport")) ? 1 : 0;
+    }
+
+    /**
+     * tachy.proxyTrusted (tachy_options.proxy_trusted): the networks a PROXY header may come
+     * from, "127.0.0.1, 10.0.0.0/8"; null (unset or blank): any peer. Read at every server's
+     * creation; only used with tachy.proxyProtocol=true.
+     */
+    static String proxyTrusted() {
+        String v = property("tachy.proxyTrusted");
+        return v == null || v.isBlank() ? null : v.trim();
     }
 
     private static String property(String name) {

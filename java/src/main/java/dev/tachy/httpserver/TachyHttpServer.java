@@ -112,7 +112,13 @@ public final class TachyHttpServer extends HttpServer {
     /** owner: the server handed to users (an HttpsServer wrapping this one), or null = this. */
     TachyHttpServer(HttpServer owner, InetSocketAddress addr, int backlog) throws IOException {
         this.owner = owner == null ? this : owner;
-        long h = Native.serverCreate(ServerConfig.options());
+        String trusted = ServerConfig.proxyTrusted();
+        long h = Native.serverCreateTrusting(ServerConfig.options(), trusted);
+        if (h == Native.EINVAL && trusted != null) {
+            throw new IllegalArgumentException("tachy: -Dtachy.proxyTrusted=" + trusted
+                    + ": not a list of addresses or networks (e.g. 127.0.0.1, 10.0.0.0/8, fd00::/8;"
+                    + " at most 64)");
+        }
         if (h < 0) {
             throw Native.ioException((int) h);
         }
@@ -179,11 +185,30 @@ public final class TachyHttpServer extends HttpServer {
         }
     }
 
+    /** The C core's Prometheus text for this server (TachyMetrics), or null once stopped. */
+    byte[] metrics() {
+        synchronized (lock) {
+            // Under the lock: destroy() cannot free the native server while it renders.
+            return handle == 0 ? null : Native.metricsRender(handle);
+        }
+    }
+
+    /** Whether a context has this exact path (TachyMetrics.mountConfigured). */
+    boolean hasContext(String path) {
+        synchronized (lock) {
+            return contexts.containsKey(path);
+        }
+    }
+
     @Override
     public void start() {
         synchronized (lock) {
             if (!bound || started || stopped) {
                 throw new IllegalStateException("server in wrong state");
+            }
+            if (owner == this) {
+                // -Dtachy.metrics=PATH (TachyHttpsServer does it in its own start)
+                TachyMetrics.mountConfigured(this, this);
             }
             // No executor: handlers run on the connection threads, which are then non-daemon
             // threads like the JDK's dispatcher (issue 15 item 4).

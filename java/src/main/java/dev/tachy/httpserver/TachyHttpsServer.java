@@ -95,6 +95,11 @@ public final class TachyHttpsServer extends HttpsServer {
         this.tachy = new TachyHttpServer(this, addr, backlog);
     }
 
+    /** The tachy server under this one (TachyMetrics reads its counters). */
+    TachyHttpServer tachy() {
+        return tachy;
+    }
+
     /** True when TLS is served by tachy's OpenSSL path (known once started). */
     public boolean isNative() {
         return nativeTls;
@@ -139,6 +144,8 @@ public final class TachyHttpsServer extends HttpsServer {
             if (started || tachy.getAddress() == null) {
                 throw new IllegalStateException("server in wrong state");
             }
+            // -Dtachy.metrics=PATH, before the contexts may be carried over to the JDK's server
+            TachyMetrics.mountConfigured(tachy, this);
             HttpsConfigurator cfg = configurator;
             String why = null;
             if (cfg == null) {

@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Main class of the child JVMs in FallbackTest: serves one request through whatever
- * HttpServer.create() returns, creates an HttpsServer and a second HttpServer (the warning
+ * HttpServer.create() returns, scrapes its TachyMetrics, creates an HttpsServer and a second HttpServer (the warning
  * must still be logged once), and reports what it got.
  */
 public final class FallbackProbe {
@@ -21,9 +21,19 @@ public final class FallbackProbe {
         InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         HttpServer s = HttpServer.create(any, 0);
         s.createContext("/", ex -> TestSupport.respond(ex, 200, "fallback-ok"));
+        TachyMetrics.mount(s); // never throws, fallback or not
         s.start();
         try (InputStream in = new URL(TestSupport.url(s, "/")).openStream()) {
             System.out.println("body=" + new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+        try (InputStream in = new URL(TestSupport.url(s, "/metrics")).openStream()) {
+            // the first sample line: tachy_native 1 on tachy, 0 on the JDK's server
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                if (!line.startsWith("#")) {
+                    System.out.println("metrics=" + line);
+                    break;
+                }
+            }
         } finally {
             s.stop(0);
         }

@@ -88,6 +88,7 @@ class FallbackTest {
         assertTrue(r.output.contains("server=" + JDK_SERVER), r.toString());
         assertTrue(r.output.contains("https=" + JDK_HTTPS), r.toString());
         assertTrue(r.output.contains("native=false"), r.toString());
+        assertTrue(r.output.contains("metrics=tachy_native 0"), r.toString());
         assertTrue(r.output.contains(reasonPart), r.toString());
         // one warning for the three servers, at WARNING level, naming the way out
         assertEquals(1, count(r.output, WARNING), r.toString());
@@ -140,6 +141,7 @@ class FallbackTest {
         assertTrue(r.output.contains("server=" + TachyHttpServer.class.getName()), r.toString());
         assertTrue(r.output.contains("https=" + TachyHttpsServer.class.getName()), r.toString());
         assertTrue(r.output.contains("native=true"), r.toString());
+        assertTrue(r.output.contains("metrics=tachy_native 1"), r.toString());
         assertTrue(r.output.contains("reason=null"), r.toString());
         assertEquals(0, count(r.output, WARNING), r.toString());
     }

@@ -2,6 +2,7 @@ package dev.tachy.examples;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.tachy.httpserver.TachyMetrics;
 import dev.tachy.httpserver.websocket.WebSocket;
 import dev.tachy.httpserver.websocket.WebSocketHandler;
 import java.io.IOException;
@@ -33,7 +34,20 @@ import java.util.concurrent.TimeUnit;
  *   GET  /ts    -> WebSocket: every 500 ms, starting 500 ms after the upgrade, the wall
  *                  clock in microseconds since the epoch as a decimal text message
  *                  (only when running on tachy; the latency benchmark's endpoint)
+ *   GET  /ip    -> 200 text/plain "&lt;client address&gt; &lt;port&gt; pid &lt;pid&gt;\n":
+ *                  getRemoteAddress() - behind a balancer with -Dtachy.proxyProtocol=true,
+ *                  the client's own address from the PROXY header - and this process's id
+ *                  (tachy-hello says "via &lt;socket peer&gt;" there; the pid tells two
+ *                  -Dtachy.reuseport=true processes on one port apart)
+ *   GET  /metrics -> Prometheus text (dev.tachy.httpserver.TachyMetrics; with the jar but
+ *                  without tachy's native library, the JDK fallback's "tachy_native 0")
  * </pre>
+ *
+ * <p>Behind a load balancer (docs/load-balancing.md) it takes the provider's properties:
+ * {@code -Dtachy.proxyProtocol=true} (every connection starts with a PROXY v1/v2 header,
+ * HAProxy's send-proxy-v2), {@code -Dtachy.proxyTrusted=127.0.0.1,10.0.0.0/8} (the peers
+ * that header may come from) and {@code -Dtachy.reuseport=true} (several processes on one
+ * port) - the twins of tachy-hello's --proxy-protocol, --proxy-trusted and --reuseport.
  *
  * It uses nothing but com.sun.net.httpserver: with tachy-httpserver.jar on the class path
  * it runs on tachy, without it on the JDK's built-in server. It prints
@@ -46,6 +60,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Hello {
     private static final byte[] HELLO = "Hello, World!".getBytes(StandardCharsets.US_ASCII);
+
+    private static final String USAGE = "usage: [java -D...] Hello [-p PORT] [-b ADDR]\n"
+            + "  -Dtachy.proxyProtocol=true      every connection starts with a PROXY v1/v2 header\n"
+            + "  -Dtachy.proxyTrusted=NETS       networks the header may come from (\"127.0.0.1, 10.0.0.0/8\")\n"
+            + "  -Dtachy.reuseport=true          bind with SO_REUSEPORT (several processes, one port)\n"
+            + "  -Dhello.drain=SECONDS           SIGTERM/SIGINT: drain for at most this long, exit 0 (10)";
 
     private Hello() {}
 
@@ -61,21 +81,23 @@ public final class Hello {
                     addr = args[++i];
                     break;
                 case "-h":
-                    System.err.println("usage: Hello [-p PORT] [-b ADDR]");
+                    System.err.println(USAGE);
                     return;
                 default:
-                    System.err.println("usage: Hello [-p PORT] [-b ADDR]");
+                    System.err.println(USAGE);
                     System.exit(2);
             }
         }
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getByName(addr), port), 0);
         server.createContext("/", Hello::hello);
         server.createContext("/echo", Hello::echo);
+        server.createContext("/ip", Hello::ip);
         try {
             server.createContext("/ws", WsEcho.handler());
             server.createContext("/ts", WsClock.handler());
+            TachyMetrics.mount(server);
         } catch (NoClassDefFoundError e) {
-            // tachy-httpserver.jar is not on the class path: no /ws on the JDK's server
+            // tachy-httpserver.jar is not on the class path: no /ws, /ts, /metrics on the JDK's server
         }
         server.start();
         InetSocketAddress a = server.getAddress();
@@ -199,6 +221,19 @@ public final class Hello {
         ex.sendResponseHeaders(200, HELLO.length);
         try (OutputStream out = ex.getResponseBody()) {
             out.write(HELLO);
+        }
+    }
+
+    private static final long PID = ProcessHandle.current().pid();
+
+    private static void ip(HttpExchange ex) throws IOException {
+        InetSocketAddress a = ex.getRemoteAddress();
+        byte[] b = (a.getAddress().getHostAddress() + " " + a.getPort() + " pid " + PID + "\n")
+                .getBytes(StandardCharsets.US_ASCII);
+        ex.getResponseHeaders().set("Content-Type", "text/plain");
+        ex.sendResponseHeaders(200, b.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(b);
         }
     }
 
