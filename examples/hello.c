@@ -15,6 +15,7 @@
  *
  *   GET  /      -> 200 text/plain "Hello, World!"
  *   HEAD /      -> the same headers, no body
+ *   POST /      -> the same (the request body is read and dropped)
  *   POST /echo  -> the request body back (fixed-length or chunked in; fixed out when the
  *                  request declared a length, chunked otherwise)
  *   GET  /tick  -> WebSocket: every TICK_MS (-t, default 500) one broadcast to every /tick
