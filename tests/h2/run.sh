@@ -50,6 +50,8 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$PLAIN$BOTH$REF" ] || { sed -n '2,24p' "$0"; exit 2; }
 
+# the Python h2 package for client.py (pip, once); h2spec.sh builds h2spec itself when missing
+(source "$ROOT/scripts/deps.sh" && tachy_h2_python) || echo "run.sh: no Python h2 package: client.py will fail"
 W=$(mktemp -d /tmp/tachy-h2.XXXXXX)
 PIDS=()
 cleanup() {

@@ -32,7 +32,7 @@ pass() { echo "  PASS $1"; passed=$((passed + 1)); }
 fail() { echo "  FAIL $1: $2"; failed=$((failed + 1)); }
 skip() { echo "  SKIP $1: $2"; }
 t0() { T0=$(date +%s.%N); }
-dt() { printf '%.2f s' "$(echo "$(date +%s.%N) - $T0" | bc)"; }
+dt() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f s", b - a }'; }
 
 # curl_check NAME EXPECT_VERSION CURL-ARGS...: 200, the body, and the protocol version
 curl_check() {
