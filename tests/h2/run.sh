@@ -27,7 +27,7 @@ set_ref() {
   REF=$1
   case "$1" in
     h2o) EXPECT_H2SPEC=143,144,144,145; CLIENT_FAIL=6; CLIENT_OPTS=$(h2_ref_client_opts h2o) ;;
-    nginx) EXPECT_H2SPEC=118,119,118,119; CLIENT_FAIL=10; CLIENT_OPTS=$(h2_ref_client_opts nginx) ;;
+    nginx) EXPECT_H2SPEC=118,119,118,119; CLIENT_FAIL=9; CLIENT_OPTS=$(h2_ref_client_opts nginx) ;;
     *) echo "run.sh: --ref h2o or nginx" >&2; exit 2 ;;
   esac
 }
