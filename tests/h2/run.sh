@@ -26,7 +26,8 @@ PLAIN= TLSCMD= BOTH= REF= EXPECT_H2SPEC= CLIENT_FAIL=0 SMOKE_FAIL=0 CLIENT_OPTS=
 set_ref() {
   REF=$1
   case "$1" in
-    h2o) EXPECT_H2SPEC=143,144,144,145; CLIENT_FAIL=6; CLIENT_OPTS=$(h2_ref_client_opts h2o) ;;
+    # h2o: the JDK's 200 concurrent GETs fail on both ports (h2o advertises 100 streams; lib.sh)
+    h2o) EXPECT_H2SPEC=143,144,144,145; CLIENT_FAIL=6; SMOKE_FAIL=2; CLIENT_OPTS=$(h2_ref_client_opts h2o) ;;
     nginx) EXPECT_H2SPEC=118,119,118,119; CLIENT_FAIL=9; CLIENT_OPTS=$(h2_ref_client_opts nginx) ;;
     *) echo "run.sh: --ref h2o or nginx" >&2; exit 2 ;;
   esac

@@ -3,14 +3,16 @@
 # headless Chromium.
 #
 #   tests/h2/smoke.sh --h2c HOST:PORT [--tls HOST:PORT] [--echo PATH|--echo=] [--no-upgrade]
-#                     [--body TEXT] [--no-chromium]
+#                     [--body TEXT] [--no-chromium] [--no-jdk]
 #
 # --h2c: the plain port (prior knowledge, and Upgrade: h2c unless --no-upgrade); --tls: the
 # TLS port (ALPN h2, certificate not verified); --echo: a POST path that sends the body back
 # (default /echo; --echo= when there is none); --body: what GET / answers (default
-# "Hello, World!"). Prints PASS/FAIL per check and "N passed, M failed"; exit 1 on a failure.
+# "Hello, World!"). The JDK's java.net.http.HttpClient (JdkH2Client.java: GET, 1 MiB echo, 200
+# concurrent GETs) runs on both ports when a JDK is there ($JAVA_HOME, else javac on the PATH).
+# Prints PASS/FAIL per check and "N passed, M failed"; exit 1 on a failure.
 set -uo pipefail
-H2C= TLS= ECHO=/echo UPGRADE=1 BODY="Hello, World!" CHROMIUM=1
+H2C= TLS= ECHO=/echo UPGRADE=1 BODY="Hello, World!" CHROMIUM=1 JDK=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --h2c) H2C=$2; shift ;;
@@ -20,6 +22,7 @@ while [ $# -gt 0 ]; do
     --no-upgrade) UPGRADE=0 ;;
     --body) BODY=$2; shift ;;
     --no-chromium) CHROMIUM=0 ;;
+    --no-jdk) JDK=0 ;;
     *) echo "smoke.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -113,6 +116,36 @@ h2load_check() {
 }
 h2load_check "h2load -n 10000 -c 4 -m 10 h2c" "http://$H2C/"
 [ -n "$TLS" ] && h2load_check "h2load -n 10000 -c 4 -m 10 TLS" "https://$TLS/"
+
+# the JDK's HttpClient: h2c by Upgrade (it has no prior knowledge; skipped with --no-upgrade)
+# and h2 over TLS
+if [ "$JDK" = 1 ]; then
+  JAVAC=${JAVA_HOME:+$JAVA_HOME/bin/}javac
+  JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+  HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+  if ! command -v "$JAVAC" >/dev/null 2>&1; then
+    skip "JDK HttpClient" "no javac"
+  elif ! "$JAVAC" -d "$W/jdk" "$HERE/JdkH2Client.java" 2>"$W/javac.log"; then
+    fail "JDK HttpClient" "JdkH2Client.java did not compile: $(head -3 "$W/javac.log" | tr '\n' ' ')"
+  else
+    urls=()
+    [ "$UPGRADE" = 1 ] && urls+=("http://$H2C")
+    [ -n "$TLS" ] && urls+=("https://$TLS")
+    for u in "${urls[@]}"; do
+      t0
+      timeout 120 "$JAVA" -Djdk.internal.httpclient.disableHostnameVerification=true \
+        -cp "$W/jdk" JdkH2Client "$u" "${ECHO:--}" >"$W/jdk.out" 2>&1
+      while read -r verdict rest; do
+        case "$verdict" in
+          PASS) pass "$rest" ;;
+          FAIL) fail "${rest%%: *}" "${rest#*: }" ;;
+        esac
+      done < <(grep -E '^  (PASS|FAIL) ' "$W/jdk.out")
+      grep -qE '^[0-9]+ passed' "$W/jdk.out" || fail "JDK HttpClient $u" "$(tail -2 "$W/jdk.out" | tr '\n' ' ')"
+      echo "    (JDK HttpClient against $u: $(dt))"
+    done
+  fi
+fi
 
 # Chromium over TLS: the page's text, and the net-log shows an HTTP/2 session that got DATA
 if [ -n "$TLS" ] && [ "$CHROMIUM" = 1 ]; then
