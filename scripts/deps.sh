@@ -6,8 +6,10 @@
 #   java  + JDK 17 and Maven
 #   test  + valgrind and the real clients the tests drive (wrk, h2load, HAProxy, python3 with
 #           websockets, node + npm for the `ws` client, headless chromium), and for the
-#           HTTP/2 tests (tests/h2): h2o and nginx (the reference servers), the Python `h2`
-#           package (pip) and h2spec (tachy_h2spec below; Go module, built once and cached)
+#           HTTP/2 tests (tests/h2): openssl, the Python `h2` package (pip) and h2spec
+#           (tachy_h2spec below; a Go module, built once and cached). The reference servers
+#           of `tests/h2/run.sh --ref` and bench/h2.sh (Debian h2o, nginx) are not in this
+#           list: installing them starts their services on a machine with systemd.
 set -euo pipefail
 
 H2SPEC_VERSION=2.2.1
@@ -15,7 +17,7 @@ H2SPEC_VERSION=2.2.1
 tachy_packages() {
     local c="build-essential cmake ninja-build pkg-config libssl-dev zlib1g-dev libcmocka-dev curl"
     local java="openjdk-17-jdk-headless maven"
-    local test="valgrind wrk haproxy nghttp2-client python3 python3-websockets chromium h2o nginx openssl"
+    local test="valgrind wrk haproxy nghttp2-client python3 python3-websockets chromium openssl"
     # Node.js only from Debian when the machine has none (an image may ship its own).
     command -v npm >/dev/null 2>&1 || test="$test nodejs npm"
     case "${1:-c}" in

@@ -65,7 +65,12 @@ trap 'exit 130' INT TERM
 h2_cert "$W" || { echo "run.sh: openssl could not make a certificate"; exit 1; }
 CERT=$W/cert.pem KEY=$W/key.pem
 PORT=$(h2_free_port) TLSPORT=$(h2_free_port)
-[ -n "$REF" ] && BOTH=$(h2_ref_conf "$REF" "$PORT" "$TLSPORT" "$CERT" "$KEY" "$W/$REF")
+if [ -n "$REF" ]; then
+  command -v "$REF" >/dev/null || [ -x "/usr/sbin/$REF" ] ||
+    { echo "run.sh: $REF is not installed (Debian package $REF)"; echo "0 passed, 1 failed"; exit 1; }
+  PATH="$PATH:/usr/sbin"
+  BOTH=$(h2_ref_conf "$REF" "$PORT" "$TLSPORT" "$CERT" "$KEY" "$W/$REF")
+fi
 fill() { local s=$1; s=${s//\{port\}/$2}; s=${s//\{tlsport\}/$TLSPORT}; s=${s//\{cert\}/$CERT}; echo "${s//\{key\}/$KEY}"; }
 start() { # start LOGNAME CMD: runs it in the background, records its pid in SERVER_PID
   ( exec $2 ) >"$W/$1.log" 2>&1 &
