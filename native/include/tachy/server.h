@@ -195,7 +195,9 @@ typedef struct tachy_options {
      */
     int http2;
     /* tachy, HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS, the streams a client may have open on
-     * one connection (each may hold a handler). <= 0 = the default, 100. */
+     * one connection (each may hold a handler). <= 0 = the default, 256: the JDK's
+     * HttpClient fails requests beyond the server's limit instead of queueing them, and
+     * programs send 200 at once. */
     int h2_max_streams;
 } tachy_options;
 

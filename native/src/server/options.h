@@ -43,7 +43,7 @@
     X(exchange_attributes, 0, CHOICE2)         /* jdk.httpserver.attributes (JDK 26) */     \
     X(path_nul, 0, KEEP)                       /* tachy: 0 = "%00" in the path is 400 */   \
     X(http2, 7, KEEP)                          /* tachy: TACHY_HTTP2_ALL (provider: 0) */   \
-    X(h2_max_streams, 100, POSITIVE)           /* tachy: SETTINGS_MAX_CONCURRENT_STREAMS */
+    X(h2_max_streams, 256, POSITIVE)           /* tachy: SETTINGS_MAX_CONCURRENT_STREAMS */
 
 #define TACHY__OPT_MIN_STACK (64 * 1024)
 /* tachy_options.proxy_trusted: at most this many networks. */
