@@ -396,6 +396,8 @@ static int framed_body(tachy_exchange *ex, const body_src *src, int64_t len) {
                       : file_body(c, src->fd, src->off, len);
     if (rc == 0 && chunked && tachy__buf_append(&c->wbuf, "\r\n", 2) < 0)
         rc = TACHY_ENOMEM;
+    if (rc == 0)
+        ex->rsp_bytes += len;
     if (rc == 0 && ex->rsp_mode == TACHY__RSP_FIXED && (ex->rsp_left -= len) == 0) {
         ex->rsp_done = 1;
         rc = tachy__io_response_done(c);
@@ -487,7 +489,8 @@ TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex) {
  */
 void tachy__response_reject(tachy__conn *c, int code, const char *msg) {
     tachy__edge_rejected(c->srv, code); /* edge/metrics.c */
-    if (c->ex.t0_ns && c->ex.rsp_code < 0)
+    int begun = c->ex.t0_ns && c->ex.rsp_code < 0;
+    if (begun)
         c->ex.rsp_code = code; /* a begun exchange answered so: its end counts this status */
     size_t rl;
     int jdk;
@@ -500,6 +503,8 @@ void tachy__response_reject(tachy__conn *c, int code, const char *msg) {
         blen = 0;
     if ((size_t)blen >= sizeof body)
         blen = sizeof body - 1;
+    if (begun)
+        c->ex.rsp_bytes = blen; /* and the access log its body */
     char head[256];
     int hlen = snprintf(head, sizeof head,
                         "HTTP/1.1 %d %s\r\nContent-Length: %d\r\nContent-Type: text/html\r\n"
@@ -532,6 +537,10 @@ TACHY_API int tachy_exchange_response_framing(const tachy_exchange *ex, int64_t 
     case TACHY__RSP_EMPTY: return TACHY_RESPONSE_EMPTY;
     default: return TACHY_RESPONSE_NOT_SENT; /* an upgrade's 101 is sent as EMPTY */
     }
+}
+
+TACHY_API int64_t tachy_exchange_response_bytes(const tachy_exchange *ex) {
+    return ex ? ex->rsp_bytes : TACHY_EINVAL;
 }
 
 TACHY_API int tachy_exchange_reject(tachy_exchange *ex, int code, const char *msg) {

@@ -217,6 +217,8 @@ TACHY_API int tachy_server_start(tachy_server *srv) {
     else if (!srv->bound)
         rc = TACHY_ENOTBOUND;
     if (rc == 0)
+        rc = tachy__alog_start(srv); /* edge/accesslog.c: before any thread can log */
+    if (rc == 0)
         rc = pool_start(srv);
     if (rc == 0) {
         atomic_store(&srv->state, TACHY__SRV_STARTED);
@@ -231,6 +233,8 @@ TACHY_API int tachy_server_start(tachy_server *srv) {
             atomic_store(&srv->state, TACHY__SRV_STOPPED);
         }
     }
+    if (rc < 0)
+        tachy__alog_stop(srv);
     pthread_mutex_unlock(&srv->lock);
     return rc;
 }
@@ -301,6 +305,8 @@ static int stop_server(tachy_server *srv, long timeout_ms, int drain) {
         close(srv->fd);
         srv->fd = -1;
     }
+    /* 5. The access log's queued lines are written, its writer joined. */
+    tachy__alog_stop(srv);
     atomic_store(&srv->state, TACHY__SRV_STOPPED);
     pthread_cond_broadcast(&srv->cond);
     pthread_mutex_unlock(&srv->lock);

@@ -1,0 +1,536 @@
+/*
+ * edge/accesslog.c - the access log (tachy/accesslog.h): lines formatted on the exchange's
+ * thread into a bounded ring, written by one thread per server.
+ *
+ * The ring is a bounded multi-producer queue of fixed 1 KiB slots (Dmitry Vyukov's
+ * sequence-numbered design): slot i's sequence number says whose turn it is. A producer
+ * reads the head ticket, and if that slot's sequence equals the ticket the slot is free for
+ * it: it takes the ticket with one compare-and-swap, formats the line straight into the
+ * slot (no copy, no allocation) and publishes it by storing ticket + 1 (release). A
+ * sequence below the ticket means the writer has not freed the slot yet: the ring is full,
+ * and the line is dropped and counted - a producer never waits. The single consumer (the
+ * writer) takes published slots in ticket order and gives each back by storing ticket +
+ * capacity, its next lap's turn. A producer preempted between its ticket and its publish
+ * holds up only the writer, at that slot, until its next pass.
+ *
+ * Why not a mutex and a shared buffer: every request would take the lock, and a writer
+ * stuck in write(2) on a slow disk would hold requests up; here the request path costs a
+ * CAS and the formatting, and a slow disk only fills the ring. Why fixed slots rather than
+ * variable-length records: a slot is claimed before its line is formatted, so the line is
+ * written once, in place; the price is the 1 KiB cap per line (rarely reached: the quoted
+ * fields are cut to fit, marked "...").
+ *
+ * The writer sleeps on an eventfd with a 100 ms timeout; a producer writes the eventfd only
+ * when the writer is asleep and a quarter of the ring is waiting (one syscall per quarter,
+ * not per line). tachy_access_log_reopen sets a flag and writes the same eventfd, both
+ * async-signal-safe, so a SIGHUP handler may call it; the writer reopens the path between
+ * two batches, so every line lands in the old file or the new one.
+ */
+#include "edge/edge.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/uio.h>
+#include <tachy/accesslog.h>
+#include <tachy/exchange.h>
+#include <tachy/headers.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SLOT_BYTES 1024
+#define MAX_LINES (1 << 20)
+#define TICK_MS 100
+#define BATCH 256 /* lines per writev (IOV_MAX is 1024) */
+
+typedef struct slot {
+    atomic_uint_fast64_t seq;
+    uint32_t len; /* the line's bytes, its '\n' included */
+    char line[SLOT_BYTES - sizeof(atomic_uint_fast64_t) - sizeof(uint32_t)];
+} slot;
+_Static_assert(sizeof(slot) == SLOT_BYTES, "a slot is 1 KiB: slots never share a cache line");
+
+struct tachy__alog {
+    tachy_server *srv;
+    slot *ring;
+    uint64_t mask;     /* capacity - 1 */
+    uint64_t wake_at;  /* lines waiting that make a producer wake the writer */
+    int combined;
+    int efd;           /* eventfd: wake the writer (a quarter full, reopen, stop) */
+    int fd;            /* the file, or -1 (callback sink) */
+    int joined;        /* the writer has been joined (tachy__alog_stop) */
+    pthread_t thread;
+    _Alignas(64) atomic_uint_fast64_t head; /* the next ticket (producers) */
+    _Alignas(64) atomic_uint_fast64_t tail; /* the next ticket the writer takes (writer) */
+    atomic_int sleeping; /* the writer is (about to be) in poll */
+    atomic_int reopen;
+    atomic_int stop;
+};
+
+/* ---- formatting (the exchange's thread) ------------------------------------------------- */
+
+static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+/* "[05/Dec/2026:04:37:12 +0000]", the local time; made once a second per thread. */
+static const char *clf_date(size_t *len) {
+    static __thread time_t sec = -1;
+    static __thread char text[40];
+    static __thread size_t tlen;
+    time_t now = time(NULL);
+    if (now != sec) {
+        struct tm tm;
+        localtime_r(&now, &tm);
+        long off = tm.tm_gmtoff / 60;
+        char sign = off < 0 ? '-' : '+';
+        if (off < 0)
+            off = -off;
+        int n = snprintf(text, sizeof text, "[%02d/%s/%04d:%02d:%02d:%02d %c%02ld%02ld]",
+                         tm.tm_mday, months[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour,
+                         tm.tm_min, tm.tm_sec, sign, (off / 60) % 100, off % 60);
+        tlen = n > 0 && (size_t)n < sizeof text ? (size_t)n : 0;
+        sec = now;
+    }
+    *len = tlen;
+    return text;
+}
+
+static int needs_escape(unsigned char c) { return c < 0x20 || c >= 0x7f || c == '"' || c == '\\'; }
+
+/* The length of s[0,n) escaped. */
+static size_t esc_len(const char *s, size_t n) {
+    size_t e = n;
+    for (size_t i = 0; i < n; i++)
+        if (needs_escape((unsigned char)s[i]))
+            e += 3;
+    return e;
+}
+
+/* A bounded writer for a quoted field: bytes go up to lim; a field that does not fit is
+ * cut at a whole escape and marked "..." (lim stops 3 bytes short of the field's budget). */
+typedef struct wr {
+    char *p, *lim;
+    int cut;
+} wr;
+
+static void esc_put(wr *w, const char *s, size_t n) {
+    static const char hex[] = "0123456789ABCDEF";
+    for (size_t i = 0; i < n && !w->cut; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!needs_escape(c)) {
+            if (w->p >= w->lim) {
+                w->cut = 1;
+                break;
+            }
+            *w->p++ = (char)c;
+        } else {
+            if (w->lim - w->p < 4) {
+                w->cut = 1;
+                break;
+            }
+            w->p[0] = '\\';
+            w->p[1] = 'x';
+            w->p[2] = hex[c >> 4];
+            w->p[3] = hex[c & 15];
+            w->p += 4;
+        }
+    }
+}
+
+/* Starts a field of at most budget bytes (>= 3) at p, for a value of want bytes escaped:
+ * one that fits needs no room kept for the "...". */
+static wr field(char *p, size_t want, size_t budget) {
+    wr w = {p, want <= budget ? p + budget : p + budget - 3, 0};
+    return w;
+}
+
+static char *field_end(wr *w) {
+    if (w->cut) {
+        memcpy(w->p, "...", 3);
+        w->p += 3;
+    }
+    return w->p;
+}
+
+static char *put(char *p, const char *s, size_t n) {
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* The quoted field of a header value: "-" when absent. */
+static char *quoted(char *p, const char *v, size_t vlen, size_t want, size_t budget) {
+    *p++ = '"';
+    if (!v) {
+        *p++ = '-';
+    } else {
+        wr w = field(p, want, budget);
+        esc_put(&w, v, vlen);
+        p = field_end(&w);
+    }
+    *p++ = '"';
+    return p;
+}
+
+/* One line, its '\n' included, into buf (SLOT line bytes); returns its length. Every field
+ * is bounded: the prefix takes at most ~170 bytes, the tail 30, and the quoted fields share
+ * the rest. */
+static size_t format(const tachy__alog *a, tachy_exchange *ex, int code, char *buf, size_t cap) {
+    char *p = buf;
+    char host[64];
+    if (tachy_exchange_remote_address(ex, host, sizeof host, NULL) < 0)
+        strcpy(host, "-");
+    p = put(p, host, strlen(host));
+    p = put(p, " - ", 3);
+    const char *user = tachy_exchange_principal_user(ex);
+    if (user && *user) {
+        size_t ulen = strlen(user);
+        wr w = field(p, esc_len(user, ulen), 64);
+        esc_put(&w, user, ulen);
+        p = field_end(&w);
+    } else {
+        *p++ = '-';
+    }
+    *p++ = ' ';
+    size_t dlen;
+    const char *date = clf_date(&dlen);
+    p = put(p, date, dlen);
+    p = put(p, " \"", 2);
+
+    const char *m = tachy_exchange_request_method(ex), *u = tachy_exchange_request_uri(ex),
+               *pr = tachy_exchange_protocol(ex);
+    size_t ml = m ? strlen(m) : 0, ul = u ? strlen(u) : 0, pl = pr ? strlen(pr) : 0;
+    const char *ref = NULL, *ua = NULL;
+    size_t refl = 0, ual = 0;
+    /* The tail: '" ' status ' ' bytes (20 digits at most) '\n', and the few bytes the
+     * 3-byte floor of the combined fields' budgets may add. */
+    size_t room = (size_t)(buf + cap - p) - 40;
+    size_t want_rl = esc_len(m ? m : "", ml) + esc_len(u ? u : "", ul) +
+                     esc_len(pr ? pr : "", pl) + 2;
+    size_t rl_budget = room, ref_budget = 0, ua_budget = 0, want_ref = 1, want_ua = 1;
+    if (a->combined) {
+        tachy_headers *h = tachy_exchange_request_headers(ex);
+        ref = h ? tachy_headers_first(h, "Referer") : NULL;
+        ua = h ? tachy_headers_first(h, "User-Agent") : NULL;
+        refl = ref ? strlen(ref) : 0;
+        ual = ua ? strlen(ua) : 0;
+        room -= 6; /* ' "' '" "' '"' around the two */
+        want_ref = ref ? esc_len(ref, refl) : 1;
+        want_ua = ua ? esc_len(ua, ual) : 1;
+        /* Each header gets up to a quarter of the room; the request line what is left;
+         * what the request line does not need goes back to the User-Agent, then the
+         * Referer. */
+        ref_budget = TACHY__MIN(want_ref, room / 4);
+        ua_budget = TACHY__MIN(want_ua, room / 4);
+        rl_budget = room - ref_budget - ua_budget;
+        if (want_rl < rl_budget) {
+            size_t spare = rl_budget - want_rl;
+            size_t more = TACHY__MIN(spare, want_ua - ua_budget);
+            ua_budget += more;
+            spare -= more;
+            ref_budget += TACHY__MIN(spare, want_ref - ref_budget);
+            rl_budget = want_rl;
+        }
+        if (ref_budget < 3)
+            ref_budget = 3;
+        if (ua_budget < 3)
+            ua_budget = 3;
+        if (rl_budget < 3)
+            rl_budget = 3;
+    }
+    wr w = field(p, want_rl, rl_budget);
+    esc_put(&w, m ? m : "", ml);
+    esc_put(&w, " ", 1);
+    esc_put(&w, u ? u : "", ul);
+    esc_put(&w, " ", 1);
+    esc_put(&w, pr ? pr : "", pl);
+    p = field_end(&w);
+    p = put(p, "\" ", 2);
+    int n;
+    if (code >= 100 && code <= 999)
+        n = snprintf(p, 4, "%d", code);
+    else
+        n = snprintf(p, 2, "-");
+    p += n > 0 ? n : 0;
+    *p++ = ' ';
+    int64_t bytes = tachy_exchange_response_bytes(ex);
+    if (bytes > 0)
+        n = snprintf(p, 21, "%lld", (long long)bytes);
+    else
+        n = snprintf(p, 2, "-");
+    p += n > 0 ? n : 0;
+    if (a->combined) {
+        *p++ = ' ';
+        p = quoted(p, ref, refl, want_ref, ref_budget);
+        *p++ = ' ';
+        p = quoted(p, ua, ual, want_ua, ua_budget);
+    }
+    *p++ = '\n';
+    return (size_t)(p - buf);
+}
+
+/* ---- the producer side --------------------------------------------------------------- */
+
+void tachy__alog_line(tachy__alog *a, tachy_exchange *ex, int code) {
+    uint64_t pos = atomic_load_explicit(&a->head, memory_order_relaxed);
+    slot *s;
+    for (;;) {
+        s = &a->ring[pos & a->mask];
+        uint64_t seq = atomic_load_explicit(&s->seq, memory_order_acquire);
+        int64_t diff = (int64_t)(seq - pos);
+        if (diff == 0) {
+            if (atomic_compare_exchange_weak_explicit(&a->head, &pos, pos + 1,
+                                                      memory_order_relaxed, memory_order_relaxed))
+                break;
+        } else if (diff < 0) {
+            /* The writer has not freed this slot: the ring is full. */
+            atomic_fetch_add_explicit(&a->srv->st_alog_dropped, 1, memory_order_relaxed);
+            return;
+        } else {
+            pos = atomic_load_explicit(&a->head, memory_order_relaxed);
+        }
+    }
+    s->len = (uint32_t)format(a, ex, code, s->line, sizeof s->line);
+    atomic_store_explicit(&s->seq, pos + 1, memory_order_release);
+    /* Wake a sleeping writer once a quarter of the ring waits (else its tick takes them). */
+    uint64_t waiting = pos + 1 - atomic_load_explicit(&a->tail, memory_order_relaxed);
+    if (waiting >= a->wake_at && atomic_load_explicit(&a->sleeping, memory_order_relaxed) &&
+        atomic_exchange(&a->sleeping, 0)) {
+        uint64_t one = 1;
+        ssize_t r = write(a->efd, &one, sizeof one);
+        (void)r; /* a full counter (never: the writer reads it) still wakes the writer */
+    }
+}
+
+/* ---- the writer ---------------------------------------------------------------------- */
+
+static int open_path(const char *path) {
+    return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+}
+
+/* writev the whole of iov[0,n), across partial writes; -1 on an error. */
+static int write_all(int fd, struct iovec *iov, int n) {
+    while (n > 0) {
+        ssize_t w = writev(fd, iov, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        while (n > 0 && (size_t)w >= iov->iov_len) {
+            w -= (ssize_t)iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0 && w > 0) {
+            iov->iov_base = (char *)iov->iov_base + w;
+            iov->iov_len -= (size_t)w;
+        }
+    }
+    return 0;
+}
+
+/* Takes every published line (in batches) to the sink. via_callback 0: a file only (the
+ * callback is not called off the writer thread, see tachy__alog_free). Returns the lines
+ * taken. Writer thread, or the last owner once it has been joined. */
+static size_t drain(tachy__alog *a, int via_callback) {
+    tachy_server *srv = a->srv;
+    size_t total = 0;
+    for (;;) {
+        uint64_t pos = atomic_load_explicit(&a->tail, memory_order_relaxed);
+        struct iovec iov[BATCH];
+        int n = 0;
+        while (n < BATCH) {
+            slot *s = &a->ring[(pos + (uint64_t)n) & a->mask];
+            if (atomic_load_explicit(&s->seq, memory_order_acquire) != pos + (uint64_t)n + 1)
+                break;
+            iov[n].iov_base = s->line;
+            iov[n].iov_len = s->len;
+            n++;
+        }
+        if (n == 0)
+            return total;
+        if (srv->opt.access_log_fn) {
+            for (int i = 0; i < n; i++) {
+                char *line = iov[i].iov_base;
+                size_t len = iov[i].iov_len;
+                line[len - 1] = '\0';
+                if (via_callback)
+                    srv->opt.access_log_fn(srv->opt.access_log_user, line, len - 1);
+            }
+            if (!via_callback)
+                atomic_fetch_add_explicit(&srv->st_alog_dropped, (uint64_t)n,
+                                          memory_order_relaxed);
+        } else if (a->fd < 0 || write_all(a->fd, iov, n) < 0) {
+            atomic_fetch_add_explicit(&srv->st_alog_dropped, (uint64_t)n, memory_order_relaxed);
+        }
+        for (int i = 0; i < n; i++)
+            atomic_store_explicit(&a->ring[(pos + (uint64_t)i) & a->mask].seq,
+                                  pos + (uint64_t)i + a->mask + 1, memory_order_release);
+        atomic_store_explicit(&a->tail, pos + (uint64_t)n, memory_order_relaxed);
+        total += (size_t)n;
+    }
+}
+
+static void reopen_now(tachy__alog *a) {
+    if (a->fd < 0 || !a->srv->opt.access_log)
+        return;
+    int fd = open_path(a->srv->opt.access_log);
+    if (fd < 0) {
+        tachy__log(a->srv, TACHY_LOG_WARNING, "access log: cannot reopen %s: %s (kept the old file)",
+                   a->srv->opt.access_log, strerror(errno));
+        return;
+    }
+    close(a->fd);
+    a->fd = fd;
+}
+
+static int ready(tachy__alog *a) {
+    uint64_t pos = atomic_load_explicit(&a->tail, memory_order_relaxed);
+    return atomic_load_explicit(&a->ring[pos & a->mask].seq, memory_order_acquire) == pos + 1;
+}
+
+static void *writer_main(void *arg) {
+    tachy__alog *a = arg;
+    tachy_server *srv = a->srv;
+    /* Signals go to the application's threads, not this one. */
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    pthread_setname_np(pthread_self(), "tachy-accesslog");
+    if (srv->opt.on_thread_start)
+        srv->opt.on_thread_start(srv->opt.thread_hook_user, "tachy-accesslog");
+    for (;;) {
+        drain(a, 1);
+        /* Between two batches: every line queued before the reopen is in the old file. */
+        if (atomic_exchange(&a->reopen, 0))
+            reopen_now(a);
+        if (atomic_load(&a->stop)) {
+            drain(a, 1);
+            break;
+        }
+        atomic_store(&a->sleeping, 1);
+        if (ready(a) || atomic_load(&a->reopen) || atomic_load(&a->stop)) {
+            atomic_store(&a->sleeping, 0);
+            continue;
+        }
+        struct pollfd pfd = {a->efd, POLLIN, 0};
+        if (poll(&pfd, 1, TICK_MS) > 0) {
+            uint64_t v;
+            ssize_t r = read(a->efd, &v, sizeof v);
+            (void)r;
+        }
+        atomic_store(&a->sleeping, 0);
+    }
+    if (srv->opt.on_thread_stop)
+        srv->opt.on_thread_stop(srv->opt.thread_hook_user);
+    return NULL;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------ */
+
+static void alog_destroy(tachy__alog *a) {
+    if (a->efd >= 0)
+        close(a->efd);
+    if (a->fd >= 0)
+        close(a->fd);
+    free(a->ring);
+    free(a);
+}
+
+/* srv->alog_free: after the last pool thread. */
+static void alog_free(tachy_server *srv) {
+    tachy__alog *a = srv->alog;
+    if (!a)
+        return;
+    tachy__alog_stop(srv);
+    /* Lines queued after the stop (a handler that outlived it): a file takes them here; a
+     * callback is not called from this thread (it may not be one the callback's owner
+     * knows, e.g. a JVM-detached pool thread), so they count as dropped. */
+    drain(a, 0);
+    alog_destroy(a);
+    srv->alog = NULL;
+}
+
+int tachy__alog_start(tachy_server *srv) {
+    if (srv->alog || (!srv->opt.access_log && !srv->opt.access_log_fn))
+        return 0;
+    tachy__alog *a = calloc(1, sizeof *a);
+    if (!a)
+        return TACHY_ENOMEM;
+    a->srv = srv;
+    a->fd = a->efd = -1;
+    a->combined = srv->opt.access_log_format == TACHY_ACCESS_LOG_COMBINED;
+    uint64_t cap = 1;
+    uint64_t want = (uint64_t)TACHY__MIN(srv->opt.access_log_lines, MAX_LINES);
+    while (cap < want)
+        cap <<= 1;
+    a->mask = cap - 1;
+    a->wake_at = cap / 4 ? cap / 4 : 1;
+    a->ring = aligned_alloc(64, cap * sizeof(slot));
+    int rc = a->ring ? 0 : TACHY_ENOMEM;
+    if (rc == 0) {
+        for (uint64_t i = 0; i < cap; i++)
+            atomic_init(&a->ring[i].seq, i);
+        a->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (a->efd < 0)
+            rc = errno == EMFILE || errno == ENFILE || errno == ENOMEM ? TACHY_ENOMEM : TACHY_ESYS;
+    }
+    if (rc == 0 && !srv->opt.access_log_fn) {
+        a->fd = open_path(srv->opt.access_log);
+        if (a->fd < 0) {
+            rc = TACHY_ENOFILE;
+            tachy__log(srv, TACHY_LOG_ERROR, "access log: cannot open %s: %s",
+                       srv->opt.access_log, strerror(errno));
+        }
+    }
+    if (rc == 0 && pthread_create(&a->thread, NULL, writer_main, a) != 0)
+        rc = TACHY_ESYS;
+    if (rc < 0) {
+        alog_destroy(a);
+        return rc;
+    }
+    srv->alog = a;
+    srv->alog_free = alog_free;
+    return 0;
+}
+
+void tachy__alog_stop(tachy_server *srv) {
+    tachy__alog *a = srv->alog;
+    if (!a || a->joined)
+        return;
+    atomic_store(&a->stop, 1);
+    uint64_t one = 1;
+    ssize_t r = write(a->efd, &one, sizeof one);
+    (void)r;
+    pthread_join(a->thread, NULL);
+    a->joined = 1;
+}
+
+/* ---- public ---------------------------------------------------------------------------- */
+
+TACHY_API int tachy_access_log_reopen(tachy_server *srv) {
+    if (!srv)
+        return TACHY_EINVAL;
+    tachy__alog *a = srv->alog;
+    if (!a || a->fd < 0)
+        return 0;
+    int saved = errno; /* a signal handler must leave errno as it found it */
+    atomic_store(&a->reopen, 1);
+    uint64_t one = 1;
+    ssize_t r = write(a->efd, &one, sizeof one);
+    (void)r;
+    errno = saved;
+    return 0;
+}
+
+TACHY_API uint64_t tachy_access_log_dropped(const tachy_server *srv) {
+    return srv ? atomic_load_explicit(&((tachy_server *)srv)->st_alog_dropped,
+                                      memory_order_relaxed)
+               : 0;
+}
