@@ -63,8 +63,8 @@ struct tachy__alog {
     uint64_t wake_at;  /* lines waiting that make a producer wake the writer */
     int combined;
     int efd;           /* eventfd: wake the writer (a quarter full, reopen, stop) */
-    int fd;            /* the file, or -1 (callback sink) */
-    int joined;        /* the writer has been joined (tachy__alog_stop) */
+    int fd;            /* the file, or -1 (callback sink); the writer's (reopen_now) */
+    int file;          /* a file sink (fixed at start: what tachy_access_log_reopen reads) */
     pthread_t thread;
     _Alignas(64) atomic_uint_fast64_t head; /* the next ticket (producers) */
     _Alignas(64) atomic_uint_fast64_t tail; /* the next ticket the writer takes (writer) */
@@ -335,12 +335,9 @@ static int write_all(int fd, struct iovec *iov, int n) {
     return 0;
 }
 
-/* Takes every published line (in batches) to the sink. via_callback 0: a file only (the
- * callback is not called off the writer thread, see tachy__alog_free). Returns the lines
- * taken. Writer thread, or the last owner once it has been joined. */
-static size_t drain(tachy__alog *a, int via_callback) {
+/* Takes every published line (in batches) to the sink. Writer thread. */
+static void drain(tachy__alog *a) {
     tachy_server *srv = a->srv;
-    size_t total = 0;
     for (;;) {
         uint64_t pos = atomic_load_explicit(&a->tail, memory_order_relaxed);
         struct iovec iov[BATCH];
@@ -354,26 +351,22 @@ static size_t drain(tachy__alog *a, int via_callback) {
             n++;
         }
         if (n == 0)
-            return total;
+            return;
         if (srv->opt.access_log_fn) {
             for (int i = 0; i < n; i++) {
                 char *line = iov[i].iov_base;
                 size_t len = iov[i].iov_len;
                 line[len - 1] = '\0';
-                if (via_callback)
-                    srv->opt.access_log_fn(srv->opt.access_log_user, line, len - 1);
+                srv->opt.access_log_fn(srv->opt.access_log_user, line, len - 1);
             }
-            if (!via_callback)
-                atomic_fetch_add_explicit(&srv->st_alog_dropped, (uint64_t)n,
-                                          memory_order_relaxed);
         } else if (a->fd < 0 || write_all(a->fd, iov, n) < 0) {
             atomic_fetch_add_explicit(&srv->st_alog_dropped, (uint64_t)n, memory_order_relaxed);
         }
         for (int i = 0; i < n; i++)
             atomic_store_explicit(&a->ring[(pos + (uint64_t)i) & a->mask].seq,
                                   pos + (uint64_t)i + a->mask + 1, memory_order_release);
-        atomic_store_explicit(&a->tail, pos + (uint64_t)n, memory_order_relaxed);
-        total += (size_t)n;
+        /* release: a flush that sees the new tail sees the lines written */
+        atomic_store_explicit(&a->tail, pos + (uint64_t)n, memory_order_release);
     }
 }
 
@@ -406,12 +399,12 @@ static void *writer_main(void *arg) {
     if (srv->opt.on_thread_start)
         srv->opt.on_thread_start(srv->opt.thread_hook_user, "tachy-accesslog");
     for (;;) {
-        drain(a, 1);
+        drain(a);
         /* Between two batches: every line queued before the reopen is in the old file. */
         if (atomic_exchange(&a->reopen, 0))
             reopen_now(a);
         if (atomic_load(&a->stop)) {
-            drain(a, 1);
+            drain(a);
             break;
         }
         atomic_store(&a->sleeping, 1);
@@ -443,16 +436,18 @@ static void alog_destroy(tachy__alog *a) {
     free(a);
 }
 
-/* srv->alog_free: after the last pool thread. */
+/* srv->alog_free: the last reference to the server is going, so no thread can queue a
+ * line any more: the writer takes what is left (a handler that outlived tachy_server_stop
+ * logs too, on the writer thread like every line) and exits. */
 static void alog_free(tachy_server *srv) {
     tachy__alog *a = srv->alog;
     if (!a)
         return;
-    tachy__alog_stop(srv);
-    /* Lines queued after the stop (a handler that outlived it): a file takes them here; a
-     * callback is not called from this thread (it may not be one the callback's owner
-     * knows, e.g. a JVM-detached pool thread), so they count as dropped. */
-    drain(a, 0);
+    atomic_store(&a->stop, 1);
+    uint64_t one = 1;
+    ssize_t r = write(a->efd, &one, sizeof one);
+    (void)r;
+    pthread_join(a->thread, NULL);
     alog_destroy(a);
     srv->alog = NULL;
 }
@@ -482,6 +477,7 @@ int tachy__alog_start(tachy_server *srv) {
             rc = errno == EMFILE || errno == ENFILE || errno == ENOMEM ? TACHY_ENOMEM : TACHY_ESYS;
     }
     if (rc == 0 && !srv->opt.access_log_fn) {
+        a->file = 1;
         a->fd = open_path(srv->opt.access_log);
         if (a->fd < 0) {
             rc = TACHY_ENOFILE;
@@ -500,16 +496,22 @@ int tachy__alog_start(tachy_server *srv) {
     return 0;
 }
 
-void tachy__alog_stop(tachy_server *srv) {
+void tachy__alog_flush(tachy_server *srv, long timeout_ms) {
     tachy__alog *a = srv->alog;
-    if (!a || a->joined)
+    if (!a)
         return;
-    atomic_store(&a->stop, 1);
+    uint64_t target = atomic_load(&a->head);
     uint64_t one = 1;
     ssize_t r = write(a->efd, &one, sizeof one);
     (void)r;
-    pthread_join(a->thread, NULL);
-    a->joined = 1;
+    /* A line ticketed but not yet published (its thread is still formatting it, or was not
+     * waited for by the stop) holds the tail back: bounded by timeout_ms. */
+    long t0 = tachy__now_ms();
+    while (atomic_load_explicit(&a->tail, memory_order_acquire) < target &&
+           tachy__now_ms() - t0 < timeout_ms) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 /* ---- public ---------------------------------------------------------------------------- */
@@ -518,7 +520,7 @@ TACHY_API int tachy_access_log_reopen(tachy_server *srv) {
     if (!srv)
         return TACHY_EINVAL;
     tachy__alog *a = srv->alog;
-    if (!a || a->fd < 0)
+    if (!a || !a->file)
         return 0;
     int saved = errno; /* a signal handler must leave errno as it found it */
     atomic_store(&a->reopen, 1);

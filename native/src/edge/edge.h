@@ -115,10 +115,10 @@ typedef struct tachy__alog tachy__alog;
  * 0): srv->alog. 0, TACHY_ENOFILE (the file cannot be opened), TACHY_ENOMEM, TACHY_ESYS.
  * tachy_server_start, under srv->lock, before any pool thread exists. */
 int tachy__alog_start(tachy_server *srv);
-/* Writes what is queued and joins the writer (the end of tachy_server_stop; a no-op without
- * an access log, or the second time). Lines queued later are written when the server is
- * freed. Stopping thread. */
-void tachy__alog_stop(tachy_server *srv);
+/* Waits (at most timeout_ms) until the writer has written every line queued before the
+ * call; the writer goes on (a handler that outlives the stop still logs) until the server
+ * is freed. A no-op without an access log. The end of tachy_server_stop. */
+void tachy__alog_flush(tachy_server *srv, long timeout_ms);
 /* Formats the exchange's line into the ring, or counts it dropped when the ring is full;
  * never blocks. The exchange's thread. */
 void tachy__alog_line(tachy__alog *a, tachy_exchange *ex, int code);

@@ -233,8 +233,6 @@ TACHY_API int tachy_server_start(tachy_server *srv) {
             atomic_store(&srv->state, TACHY__SRV_STOPPED);
         }
     }
-    if (rc < 0)
-        tachy__alog_stop(srv);
     pthread_mutex_unlock(&srv->lock);
     return rc;
 }
@@ -305,8 +303,9 @@ static int stop_server(tachy_server *srv, long timeout_ms, int drain) {
         close(srv->fd);
         srv->fd = -1;
     }
-    /* 5. The access log's queued lines are written, its writer joined. */
-    tachy__alog_stop(srv);
+    /* 5. The access log's queued lines are written (its writer runs until the server is
+     * freed: a handler still running logs too). */
+    tachy__alog_flush(srv, 1000);
     atomic_store(&srv->state, TACHY__SRV_STOPPED);
     pthread_cond_broadcast(&srv->cond);
     pthread_mutex_unlock(&srv->lock);
