@@ -79,11 +79,15 @@ static int options_from_java(JNIEnv *env, jlongArray jopts, tachy_wire_options *
      * are made in one place, ServerConfig.java; an option it leaves at OPT_DEFAULT keeps
      * the C server's default (server/options.h). */
     w->log_level = 0;
+    w->access_log_logger = 0;
     tachy_wire_options_apply(w, v, TACHY_JNI_OPT_DEFAULT);
     return 0;
 }
 
-static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) {
+/* jaccess_log: the access log's file path (-Dtachy.accessLog), or NULL; the server copies
+ * it. With ACCESS_LOG_LOGGER the lines go to Native.accessLog instead (System.Logger). */
+static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts,
+                                     jstring jaccess_log) {
     (void)cls;
     tachy_wire_options w;
     if (options_from_java(env, jopts, &w) < 0) {
@@ -108,8 +112,24 @@ static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) 
     o.thread_hook_user = js;
     o.log = js->log_min > 0 ? tachy_jni__log : NULL;
     o.log_user = js;
+    const char *access_log = NULL;
+    if (w.access_log_logger) {
+        /* On the log's writer thread, which tachy_jni__thread_start has attached. */
+        o.access_log_fn = tachy_jni__access_log;
+        o.access_log_user = js;
+    } else if (jaccess_log != NULL) {
+        access_log = (*env)->GetStringUTFChars(env, jaccess_log, NULL);
+        if (access_log == NULL) {
+            free(js);
+            return TACHY_ENOMEM;
+        }
+        o.access_log = access_log;
+    }
     tachy_server *srv = NULL;
     int rc = tachy_server_create_unbound(&srv, &o);
+    if (access_log != NULL) {
+        (*env)->ReleaseStringUTFChars(env, jaccess_log, access_log); /* the server copied it */
+    }
     if (rc < 0) {
         free(js);
         return rc;
@@ -518,7 +538,7 @@ static const JNINativeMethod k_methods[] = {
     M("strerror", "(I)Ljava/lang/String;", n_strerror),
     M("errName", "(I)Ljava/lang/String;", n_err_name),
     M("jdkProvider", "()Ljava/lang/Object;", n_jdk_provider),
-    M("serverCreate", "([J)J", n_server_create),
+    M("serverCreate", "([JLjava/lang/String;)J", n_server_create),
     M("serverBind", "(JLjava/lang/String;II)I", n_server_bind),
     M("serverStart", "(JZ)I", n_server_start),
     M("serverStop", "(JI)I", n_server_stop),

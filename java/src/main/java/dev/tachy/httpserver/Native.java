@@ -73,7 +73,10 @@ final class Native {
     static final int OPT_HTTP10_KEEPALIVE_MAX = 12;
     static final int OPT_JDK_HEADER_RULES = 13; /* tachy_options.jdk_header_rules (ServerConfig) */
     static final int OPT_CONTEXT_MATCH = 14; /* tachy_options.context_match (CONTEXT_MATCH_*) */
-    static final int OPT_COUNT = 15;
+    static final int OPT_ACCESS_LOG_FORMAT = 15; /* tachy_options.access_log_format: 0 common, 1 combined */
+    static final int OPT_ACCESS_LOG_LINES = 16; /* tachy_options.access_log_lines (the ring) */
+    static final int OPT_ACCESS_LOG_LOGGER = 17; /* 1: access-log lines to System.Logger (accessLog) */
+    static final int OPT_COUNT = 18;
     /** tachy_options.context_match: TACHY_CONTEXT_MATCH_PATH_PREFIX / _STRING_PREFIX. */
     static final int CONTEXT_MATCH_PATH_PREFIX = 0;
     static final int CONTEXT_MATCH_STRING_PREFIX = 1;
@@ -93,7 +96,8 @@ final class Native {
 
     /* ---- server ------------------------------------------------------------------------- */
     /** tachy_server_create_unbound: the handle (> 0) or a negative code. */
-    static native long serverCreate(long[] options);
+    /** accessLog: the access log's file path, or null (none, or System.Logger: options). */
+    static native long serverCreate(long[] options, String accessLog);
 
     static native int serverBind(long srv, String host, int port, int backlog);
 
@@ -222,6 +226,14 @@ final class Native {
     /** tachy_options.log: the core's diagnostics, into the JDK's logger. */
     static void log(int level, String message) {
         TachyHttpServer.LOGGER.log(toLevel(level), message);
+    }
+
+    /** The access log's logger (-Dtachy.accessLog=System.Logger). */
+    static final System.Logger ACCESS_LOGGER = System.getLogger("dev.tachy.httpserver.access");
+
+    /** tachy_options.access_log_fn: one access-log line, on the log's writer thread. */
+    static void accessLog(String line) {
+        ACCESS_LOGGER.log(Level.INFO, line);
     }
 
     static Level toLevel(int tachyLevel) {

@@ -112,7 +112,7 @@ public final class TachyHttpServer extends HttpServer {
     /** owner: the server handed to users (an HttpsServer wrapping this one), or null = this. */
     TachyHttpServer(HttpServer owner, InetSocketAddress addr, int backlog) throws IOException {
         this.owner = owner == null ? this : owner;
-        long h = Native.serverCreate(ServerConfig.options());
+        long h = Native.serverCreate(ServerConfig.options(), ServerConfig.accessLogPath());
         if (h < 0) {
             throw Native.ioException((int) h);
         }
