@@ -95,7 +95,14 @@ int tachy__edge_proxy_read(tachy_server *srv, int fd, tachy__buf *scratch, struc
 /* ---- metrics.c: the counters behind tachy_metrics_handler --------------------------- */
 
 /* CLOCK_MONOTONIC in nanoseconds (a vDSO read). Any thread. */
+#ifndef TACHY_BENCH_NO_OBSERVER
 int64_t tachy__edge_now_ns(void);
+#else
+/* The benchmark's baseline build (cmake -DTACHY_BENCH_NO_OBSERVER=ON, bench/README.md "What
+ * observing costs"): no exchange gets a start time, so http/exchange.c never calls the
+ * observer - no duration, no status counters, no access log. Never shipped. */
+static inline int64_t tachy__edge_now_ns(void) { return 0; }
+#endif
 /* The observer of an exchange's end (http/exchange.c, before the exchange is reset): counts
  * its status class (code < 100: ended with no response) and its duration since t0_ns
  * (relaxed atomics), and hands it to the access log when the server has one (accesslog.c:

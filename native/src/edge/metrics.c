@@ -21,11 +21,13 @@ _Static_assert(sizeof reject_codes / sizeof *reject_codes + 1 == TACHY__REJECT_S
 
 #define RELAXED memory_order_relaxed
 
+#ifndef TACHY_BENCH_NO_OBSERVER
 int64_t tachy__edge_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+#endif
 
 void tachy__edge_exchange_done(tachy_server *srv, tachy_exchange *ex, int code, int64_t t0_ns) {
     int cls = code >= 100 && code < 600 ? code / 100 : 0;
