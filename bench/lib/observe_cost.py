@@ -41,9 +41,10 @@ def free_port():
 
 def variants(a, work):
     log = os.path.join(work, "access.log")
-    return [("neither", [a.baseline], None),
-            ("metrics", [a.hello], None),
-            ("both", [a.hello, "--access-log", log], log)]
+    vs = [("neither", [a.baseline], None),
+          ("metrics", [a.hello], None),
+          ("both", [a.hello, "--access-log", log], log)]
+    return [v for v in vs if v[0] in a.only.split(",")]
 
 
 def start(cmd, port, pin):
@@ -82,6 +83,7 @@ def cpu_rounds(a):
             wrk(port, 1)
         per = {name: [] for name, _, _ in vs}
         rps = {name: [] for name, _, _ in vs}
+        user = {name: [] for name, _, _ in vs}
         for r in range(a.rounds):
             order = procs if r % 2 == 0 else procs[::-1]
             for name, p, port in order:
@@ -94,6 +96,7 @@ def cpu_rounds(a):
                 if name != "neither":
                     scrape(port)
                 us = (u1 + s1 - u0 - s0) * 1e6 / os.sysconf("SC_CLK_TCK") / max(n, 1)
+                user[name].append((u1 - u0) * 1e6 / os.sysconf("SC_CLK_TCK") / max(n, 1))
                 per[name].append(us)
                 rps[name].append(n / a.seconds)
                 print(f"round {r + 1} {name:8s} {n:8d} requests {n / a.seconds:9.0f} req/s "
@@ -105,7 +108,7 @@ def cpu_rounds(a):
             print(f"{name:8s} median {med(per[name]):6.3f} us/request "
                   f"({min(per[name]):.3f}-{max(per[name]):.3f}), {med(rps[name]):9.0f} req/s; "
                   f"same-round ratio to neither: median {statistics.median(ratios):.3f} "
-                  f"({min(ratios):.3f}-{max(ratios):.3f})")
+                  f"({min(ratios):.3f}-{max(ratios):.3f}); user CPU {med(user[name]):.3f} us")
     finally:
         for _, p, _ in procs:
             stop_group(p, 10)
@@ -160,7 +163,7 @@ def callgrind(a):
             res[name] = (i2 - i1) / (a.n2 - a.n1)
             print(f"{name:8s} {res[name]:8.0f} instructions/request "
                   f"(Ir {i1} at {a.n1}, {i2} at {a.n2})", flush=True)
-        for name in ("metrics", "both"):
+        for name in res:
             print(f"{name:8s} / neither = {res[name] / res['neither']:.4f}")
     finally:
         subprocess.run(["rm", "-rf", work])
@@ -173,6 +176,8 @@ def main():
                     help="tachy-hello built with -DTACHY_BENCH_NO_OBSERVER=ON")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--seconds", type=int, default=4)
+    ap.add_argument("--only", default="neither,metrics,both",
+                    help="the variants to run (neither must be one)")
     ap.add_argument("--callgrind", action="store_true")
     ap.add_argument("--n1", type=int, default=2000)
     ap.add_argument("--n2", type=int, default=12000)

@@ -21,7 +21,7 @@
  *
  * The path of a line: the exchange's thread formats it at the exchange's end into a slot of
  * a bounded ring (one atomic ticket per line, no lock); a writer thread of the server's own
- * drains the ring in batches (writev for a file) every 100 ms, or sooner when a quarter of
+ * drains the ring in batches (64 KiB writes for a file) every 100 ms, or sooner when a quarter of
  * the ring is waiting. When the ring is full the line is dropped and counted
  * (tachy_access_log_dropped_total in tachy_metrics_render's text): a request never waits for
  * the log. tachy_server_stop writes what was queued before it returns.

@@ -37,7 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/uio.h>
 #include <tachy/accesslog.h>
 #include <tachy/exchange.h>
 #include <tachy/headers.h>
@@ -47,7 +46,11 @@
 #define SLOT_BYTES 1024
 #define MAX_LINES (1 << 20)
 #define TICK_MS 100
-#define BATCH 256 /* lines per writev (IOV_MAX is 1024) */
+#define BATCH 256 /* lines taken from the ring at a time */
+/* The file's write buffer: lines are copied into it (hot, cheap) and written in 64 KiB
+ * writes - about 900 lines a system call, where a writev of the slots themselves would
+ * carry one segment per line and 256 lines at most. */
+#define WBUF_BYTES (64 * 1024)
 
 typedef struct slot {
     atomic_uint_fast64_t seq;
@@ -64,10 +67,13 @@ struct tachy__alog {
     int combined;
     int efd;           /* eventfd: wake the writer (a quarter full, reopen, stop) */
     int fd;            /* the file, or -1 (callback sink); the writer's (reopen_now) */
+    char *wbuf;        /* the file's write buffer (WBUF_BYTES), the writer's */
+    size_t wlen;
     int file;          /* a file sink (fixed at start: what tachy_access_log_reopen reads) */
     pthread_t thread;
     _Alignas(64) atomic_uint_fast64_t head; /* the next ticket (producers) */
     _Alignas(64) atomic_uint_fast64_t tail; /* the next ticket the writer takes (writer) */
+    atomic_uint_fast64_t done; /* tickets below it are in the sink (written, or called) */
     atomic_int sleeping; /* the writer is (about to be) in poll */
     atomic_int reopen;
     atomic_int stop;
@@ -357,60 +363,58 @@ static int open_path(const char *path) {
     return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 }
 
-/* writev the whole of iov[0,n), across partial writes; -1 on an error. */
-static int write_all(int fd, struct iovec *iov, int n) {
-    while (n > 0) {
-        ssize_t w = writev(fd, iov, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
+/* Writes the buffered lines (all of them, across partial writes); on an error they are
+ * counted as dropped. Writer thread. */
+static void flush_file(tachy__alog *a) {
+    size_t off = 0;
+    while (off < a->wlen) {
+        ssize_t w = a->fd >= 0 ? write(a->fd, a->wbuf + off, a->wlen - off) : -1;
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            uint64_t lost = 0;
+            for (size_t i = off; i < a->wlen; i++)
+                lost += a->wbuf[i] == '\n';
+            atomic_fetch_add_explicit(&a->srv->st_alog_dropped, lost, memory_order_relaxed);
+            break;
         }
-        while (n > 0 && (size_t)w >= iov->iov_len) {
-            w -= (ssize_t)iov->iov_len;
-            iov++;
-            n--;
-        }
-        if (n > 0 && w > 0) {
-            iov->iov_base = (char *)iov->iov_base + w;
-            iov->iov_len -= (size_t)w;
-        }
+        off += (size_t)w;
     }
-    return 0;
+    a->wlen = 0;
 }
 
-/* Takes every published line (in batches) to the sink. Writer thread. */
+/* Takes every published line (in batches) to the sink; a file's lines are written before
+ * it returns. Writer thread. */
 static void drain(tachy__alog *a) {
     tachy_server *srv = a->srv;
     for (;;) {
         uint64_t pos = atomic_load_explicit(&a->tail, memory_order_relaxed);
-        struct iovec iov[BATCH];
         int n = 0;
-        while (n < BATCH) {
+        for (; n < BATCH; n++) {
             slot *s = &a->ring[(pos + (uint64_t)n) & a->mask];
             if (atomic_load_explicit(&s->seq, memory_order_acquire) != pos + (uint64_t)n + 1)
                 break;
-            iov[n].iov_base = s->line;
-            iov[n].iov_len = s->len;
-            n++;
-        }
-        if (n == 0)
-            return;
-        if (srv->opt.access_log_fn) {
-            for (int i = 0; i < n; i++) {
-                char *line = iov[i].iov_base;
-                size_t len = iov[i].iov_len;
-                line[len - 1] = '\0';
-                srv->opt.access_log_fn(srv->opt.access_log_user, line, len - 1);
+            if (srv->opt.access_log_fn) {
+                s->line[s->len - 1] = '\0';
+                srv->opt.access_log_fn(srv->opt.access_log_user, s->line, s->len - 1);
+            } else {
+                if (a->wlen + s->len > WBUF_BYTES)
+                    flush_file(a);
+                memcpy(a->wbuf + a->wlen, s->line, s->len);
+                a->wlen += s->len;
             }
-        } else if (a->fd < 0 || write_all(a->fd, iov, n) < 0) {
-            atomic_fetch_add_explicit(&srv->st_alog_dropped, (uint64_t)n, memory_order_relaxed);
+        }
+        if (n == 0) {
+            if (a->wlen)
+                flush_file(a);
+            /* Every line taken is in the sink now (what tachy__alog_flush waits for). */
+            atomic_store_explicit(&a->done, pos, memory_order_release);
+            return;
         }
         for (int i = 0; i < n; i++)
             atomic_store_explicit(&a->ring[(pos + (uint64_t)i) & a->mask].seq,
                                   pos + (uint64_t)i + a->mask + 1, memory_order_release);
-        /* release: a flush that sees the new tail sees the lines written */
-        atomic_store_explicit(&a->tail, pos + (uint64_t)n, memory_order_release);
+        atomic_store_explicit(&a->tail, pos + (uint64_t)n, memory_order_relaxed);
     }
 }
 
@@ -477,6 +481,7 @@ static void alog_destroy(tachy__alog *a) {
     if (a->fd >= 0)
         close(a->fd);
     free(a->ring);
+    free(a->wbuf);
     free(a);
 }
 
@@ -512,7 +517,8 @@ int tachy__alog_start(tachy_server *srv) {
     a->mask = cap - 1;
     a->wake_at = cap / 4 ? cap / 4 : 1;
     a->ring = aligned_alloc(64, cap * sizeof(slot));
-    int rc = a->ring ? 0 : TACHY_ENOMEM;
+    a->wbuf = srv->opt.access_log_fn ? NULL : malloc(WBUF_BYTES);
+    int rc = a->ring && (srv->opt.access_log_fn || a->wbuf) ? 0 : TACHY_ENOMEM;
     if (rc == 0) {
         for (uint64_t i = 0; i < cap; i++)
             atomic_init(&a->ring[i].seq, i);
@@ -551,7 +557,7 @@ void tachy__alog_flush(tachy_server *srv, long timeout_ms) {
     /* A line ticketed but not yet published (its thread is still formatting it, or was not
      * waited for by the stop) holds the tail back: bounded by timeout_ms. */
     long t0 = tachy__now_ms();
-    while (atomic_load_explicit(&a->tail, memory_order_acquire) < target &&
+    while (atomic_load_explicit(&a->done, memory_order_acquire) < target &&
            tachy__now_ms() - t0 < timeout_ms) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
