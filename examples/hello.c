@@ -3,7 +3,7 @@
  *
  *   tachy-hello [-p PORT] [-b ADDR] [-i MAX_IDLE_CONNECTIONS] [-t TICK_MS]
  *               [-c CERT.pem -k KEY.pem] [--proxy-protocol] [--proxy-trusted NETS]
- *               [--reuseport] [--drain SECONDS]
+ *               [--reuseport] [--drain SECONDS] [--access-log FILE] [--access-log-combined]
  *
  * With -c and -k the same routes are served over HTTPS (the chain and key in PEM files).
  * -i caps the idle keep-alive connections kept (maxIdleConnections; default: no cap).
@@ -11,7 +11,8 @@
  * send-proxy-v2 or nginx's proxy_protocol); --proxy-trusted "127.0.0.1,10.0.0.0/8" limits
  * who may send one. --reuseport: bind with SO_REUSEPORT (several processes on one port).
  * --drain: how long the graceful drain on SIGTERM/SIGINT may take (default 10 s; 0: stop
- * at once).
+ * at once). --access-log FILE: one Common Log Format line per exchange appended to FILE
+ * (--access-log-combined: the Combined format), reopened on SIGHUP (logrotate's postrotate).
  *
  *   GET  /      -> 200 text/plain "Hello, World!"
  *   HEAD /      -> the same headers, no body
@@ -349,6 +350,9 @@ static void usage(void) {
             "                   [--reuseport]              (SO_REUSEPORT: share the port)\n"
             "                   [--drain SECONDS]          (graceful drain on SIGTERM/SIGINT,\n"
             "                                               at most this long; default 10)\n"
+            "                   [--access-log FILE]        (Common Log Format lines appended to\n"
+            "                                               FILE, reopened on SIGHUP)\n"
+            "                   [--access-log-combined]    (the Combined format: + Referer, UA)\n"
             "  GET /metrics: Prometheus text; GET /ip: the client's address\n");
 }
 
@@ -367,6 +371,8 @@ int main(int argc, char **argv) {
         {"proxy-trusted", required_argument, NULL, 'T'},
         {"reuseport", no_argument, NULL, 'R'},
         {"drain", required_argument, NULL, 'D'},
+        {"access-log", required_argument, NULL, 'L'},
+        {"access-log-combined", no_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -380,6 +386,12 @@ int main(int argc, char **argv) {
             break;
         case 'R':
             options.reuseport = 1;
+            break;
+        case 'L':
+            options.access_log = optarg;
+            break;
+        case 'C':
+            options.access_log_format = TACHY_ACCESS_LOG_COMBINED;
             break;
         case 'D':
             drain_seconds = atol(optarg) >= 0 ? atol(optarg) : 10;
@@ -414,6 +426,9 @@ int main(int argc, char **argv) {
     /* Before any server thread exists (threads inherit the mask). */
     sigset_t stop_signals;
     demo_block_stop_signals(&stop_signals);
+    /* SIGHUP too: the main thread takes it with sigwait below and reopens the access log. */
+    sigaddset(&stop_signals, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 
     tachy_server *srv;
     tachy_tls_config *tls = NULL;
@@ -457,7 +472,12 @@ int main(int argc, char **argv) {
     fflush(stdout);
     pthread_t tick_thread;
     int have_ticker = pthread_create(&tick_thread, NULL, ticker, NULL) == 0;
-    demo_wait_stop(&stop_signals);
+    for (int sig = 0; sig != SIGINT && sig != SIGTERM;) {
+        if (sigwait(&stop_signals, &sig) != 0)
+            sig = 0;
+        else if (sig == SIGHUP)
+            tachy_access_log_reopen(srv); /* logrotate has renamed the file */
+    }
     ticking = 0;
     if (have_ticker)
         pthread_join(tick_thread, NULL);

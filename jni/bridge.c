@@ -32,6 +32,7 @@ static JavaVM *g_vm;
 static jclass g_native;       /* global ref: dev.tachy.httpserver.Native */
 static jmethodID g_dispatch;  /* static int dispatch(int, long, byte[], int) */
 static jmethodID g_log;       /* static void log(int, String) */
+static jmethodID g_access_log; /* static void accessLog(String) */
 static pthread_key_t g_attach_key;
 static int g_attach_key_ok;
 
@@ -139,6 +140,25 @@ void tachy_jni__log(void *user, int level, const char *message) {
     }
     if ((*env)->ExceptionCheck(env)) {
         (*env)->ExceptionClear(env); /* a logger failing must not break the server */
+    }
+    (*env)->PopLocalFrame(env, NULL);
+}
+
+void tachy_jni__access_log(void *user, const char *line, size_t len) {
+    (void)user;
+    (void)len;
+    JNIEnv *env = env_attach("tachy-accesslog", 1);
+    if (env == NULL || (*env)->PushLocalFrame(env, 2) != 0) {
+        return;
+    }
+    /* The line is printable ASCII (edge/accesslog.c writes every other byte as \xHH), which
+     * is modified UTF-8 as it is. */
+    jstring s = (*env)->NewStringUTF(env, line);
+    if (s != NULL && !(*env)->ExceptionCheck(env)) {
+        (*env)->CallStaticVoidMethod(env, g_native, g_access_log, s);
+    }
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env); /* a logger failing must not stop the log */
     }
     (*env)->PopLocalFrame(env, NULL);
 }
@@ -328,6 +348,10 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     if (g_log == NULL) {
         return JNI_ERR;
     }
+    g_access_log = (*env)->GetStaticMethodID(env, cls, "accessLog", "(Ljava/lang/String;)V");
+    if (g_access_log == NULL) {
+        return JNI_ERR;
+    }
     g_native = (*env)->NewGlobalRef(env, cls);
     if (g_native == NULL) {
         return JNI_ERR;
@@ -354,6 +378,7 @@ JNIEXPORT void JNICALL JNI_OnUnload(JavaVM *vm, void *reserved) {
     g_native = NULL;
     g_dispatch = NULL;
     g_log = NULL;
+    g_access_log = NULL;
     if (g_attach_key_ok) {
         pthread_key_delete(g_attach_key);
         g_attach_key_ok = 0;

@@ -65,6 +65,10 @@ int tachy_jni__dispatch(tachy_exchange *ex, void *user);
 void tachy_jni__thread_start(void *user, const char *name);
 void tachy_jni__thread_stop(void *user);
 void tachy_jni__log(void *user, int level, const char *message);
+/* tachy_options.access_log_fn with -Dtachy.accessLog=System.Logger: the line to
+ * Native.accessLog (the logger "dev.tachy.httpserver.access", INFO). The access log's
+ * writer thread (attached to the JVM by tachy_jni__thread_start). */
+void tachy_jni__access_log(void *user, const char *line, size_t len);
 
 /* The calling thread's JNIEnv: pool threads are attached once when they start
  * (tachy_jni__thread_start), so this is a GetEnv; any other thread is attached as a daemon

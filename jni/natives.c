@@ -81,12 +81,16 @@ static int options_from_java(JNIEnv *env, jlongArray jopts, tachy_wire_options *
      * are made in one place, ServerConfig.java; an option it leaves at OPT_DEFAULT keeps
      * the C server's default (server/options.h). */
     w->log_level = 0;
+    w->access_log_logger = 0;
     tachy_wire_options_apply(w, v, TACHY_JNI_OPT_DEFAULT);
     return 0;
 }
 
-/* trusted: tachy_options.proxy_trusted (NULL: any peer), copied by the create call. */
-static jlong server_create(JNIEnv *env, jlongArray jopts, const char *trusted) {
+/* trusted: tachy_options.proxy_trusted (NULL: any peer), copied by the create call;
+ * jaccess_log: the access log's file path (-Dtachy.accessLog), or NULL; the server copies
+ * it. With ACCESS_LOG_LOGGER the lines go to Native.accessLog instead (System.Logger). */
+static jlong server_create(JNIEnv *env, jlongArray jopts, const char *trusted,
+                           jstring jaccess_log) {
     tachy_wire_options w;
     if (options_from_java(env, jopts, &w) < 0) {
         return TACHY_EINVAL;
@@ -100,6 +104,9 @@ static jlong server_create(JNIEnv *env, jlongArray jopts, const char *trusted) {
     /* The JDK hands a path with "%00" to its handler (issue 27 item 4): so does the provider. */
     o.path_nul = 1;
     o.tls_handshake_time_ms = o.idle_interval_ms;
+    /* HTTP/2 changes what a program observes (getProtocol, the wire): off in the provider
+     * (docs/java-provider.md). */
+    o.http2 = 0;
     tachy_jni_server *js = calloc(1, sizeof *js);
     if (js == NULL) {
         return TACHY_ENOMEM;
@@ -111,8 +118,24 @@ static jlong server_create(JNIEnv *env, jlongArray jopts, const char *trusted) {
     o.thread_hook_user = js;
     o.log = js->log_min > 0 ? tachy_jni__log : NULL;
     o.log_user = js;
+    const char *access_log = NULL;
+    if (w.access_log_logger) {
+        /* On the log's writer thread, which tachy_jni__thread_start has attached. */
+        o.access_log_fn = tachy_jni__access_log;
+        o.access_log_user = js;
+    } else if (jaccess_log != NULL) {
+        access_log = (*env)->GetStringUTFChars(env, jaccess_log, NULL);
+        if (access_log == NULL) {
+            free(js);
+            return TACHY_ENOMEM;
+        }
+        o.access_log = access_log;
+    }
     tachy_server *srv = NULL;
     int rc = tachy_server_create_unbound(&srv, &o);
+    if (access_log != NULL) {
+        (*env)->ReleaseStringUTFChars(env, jaccess_log, access_log); /* the server copied it */
+    }
     if (rc < 0) {
         free(js);
         return rc;
@@ -122,22 +145,23 @@ static jlong server_create(JNIEnv *env, jlongArray jopts, const char *trusted) {
 
 static jlong JNICALL n_server_create(JNIEnv *env, jclass cls, jlongArray jopts) {
     (void)cls;
-    return server_create(env, jopts, NULL);
+    return server_create(env, jopts, NULL, NULL);
 }
 
 /* Native.serverCreateTrusting: as serverCreate, with the PROXY header's trusted networks
- * (-Dtachy.proxyTrusted); a malformed list fails with TACHY_EINVAL. */
+ * (-Dtachy.proxyTrusted; a malformed list fails with TACHY_EINVAL) and the access log's
+ * path (either may be null). */
 static jlong JNICALL n_server_create_trusting(JNIEnv *env, jclass cls, jlongArray jopts,
-                                              jstring jtrusted) {
+                                              jstring jtrusted, jstring jaccess_log) {
     (void)cls;
     if (jtrusted == NULL) {
-        return server_create(env, jopts, NULL);
+        return server_create(env, jopts, NULL, jaccess_log);
     }
     const char *trusted = (*env)->GetStringUTFChars(env, jtrusted, NULL);
     if (trusted == NULL) {
         return TACHY_ENOMEM;
     }
-    jlong rc = server_create(env, jopts, trusted);
+    jlong rc = server_create(env, jopts, trusted, jaccess_log);
     (*env)->ReleaseStringUTFChars(env, jtrusted, trusted);
     return rc;
 }
@@ -584,7 +608,7 @@ static const JNINativeMethod k_methods[] = {
     M("errName", "(I)Ljava/lang/String;", n_err_name),
     M("jdkProvider", "()Ljava/lang/Object;", n_jdk_provider),
     M("serverCreate", "([J)J", n_server_create),
-    M("serverCreateTrusting", "([JLjava/lang/String;)J", n_server_create_trusting),
+    M("serverCreateTrusting", "([JLjava/lang/String;Ljava/lang/String;)J", n_server_create_trusting),
     M("metricsRender", "(J)[B", n_metrics_render),
     M("serverBind", "(JLjava/lang/String;II)I", n_server_bind),
     M("serverStart", "(JZ)I", n_server_start),

@@ -62,17 +62,22 @@
     X(JDK_HEADER_RULES, o.jdk_header_rules, int)                                             \
     X(CONTEXT_MATCH, o.context_match, int)                                                   \
     X(PROXY_PROTOCOL, o.proxy_protocol, int)                                                 \
-    X(REUSEPORT, o.reuseport, int)
+    X(REUSEPORT, o.reuseport, int)                                                           \
+    X(ACCESS_LOG_FORMAT, o.access_log_format, int)                                           \
+    X(ACCESS_LOG_LINES, o.access_log_lines, int)                                             \
+    X(ACCESS_LOG_LOGGER, access_log_logger, int)
 
 #define TACHY_WIRE__OPT_ENUM(name, member, type) TACHY_JNI_OPT_##name,
 enum { TACHY_WIRE_OPTIONS(TACHY_WIRE__OPT_ENUM) TACHY_JNI_OPT_COUNT };
 #undef TACHY_WIRE__OPT_ENUM
 
-/* What the options array sets: the server's options, and the bridge's own log level (the
- * lowest tachy_log_level forwarded to Java; 0 = none). */
+/* What the options array sets: the server's options, the bridge's own log level (the
+ * lowest tachy_log_level forwarded to Java; 0 = none), and whether the access log goes to
+ * Java's System.Logger (1; its file path, a string, is serverCreate's second argument). */
 typedef struct tachy_wire_options {
     tachy_options o;
     int log_level;
+    int access_log_logger;
 } tachy_wire_options;
 
 /* v[0, TACHY_JNI_OPT_COUNT) onto w; dflt (Native.OPT_DEFAULT) keeps the member as it is. */

@@ -98,6 +98,11 @@ step "behind HAProxy: PROXY v2, the client's address, a rolling restart under wr
 # while wrk runs through HAProxy: zero non-2xx, zero socket errors (docs/load-balancing.md).
 python3 tests/lb/haproxy_rolling.py --hello build/release/examples/tachy-hello --seconds 12
 
+step "behind HAProxy: the access log's client address, rotation by SIGHUP (about 1 s)"
+# tachy-hello --proxy-protocol --access-log: requests from 127.0.0.2 through HAProxy's
+# send-proxy-v2 are logged as 127.0.0.2; rename + SIGHUP splits the lines, none lost.
+python3 tests/lb/haproxy_accesslog.py --hello build/release/examples/tachy-hello
+
 step "tachy-fileserver side by side with the JDK's jwebserver"
 JWEB=$(command -v jwebserver || true)
 for j in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/java-21-openjdk-amd64; do

@@ -1005,6 +1005,91 @@ static void clients_vanishing(void **state) {
     assert_int_equal(atomic_load(&sum_errors) - errors0, 2);
 }
 
+/* ---- handshake metrics ------------------------------------------------------------------ */
+
+/* Sends a whole ClientHello (made by an OpenSSL client on memory BIOs) on fd, and nothing
+ * more: the server makes its SSL object, answers, and waits for the client's Finished. */
+static void send_client_hello(int fd) {
+    SSL *ssl = SSL_new(cctx);
+    BIO *rb = BIO_new(BIO_s_mem()), *wb = BIO_new(BIO_s_mem());
+    SSL_set_bio(ssl, rb, wb);
+    SSL_set_tlsext_host_name(ssl, "localhost");
+    SSL_set_connect_state(ssl);
+    assert_true(SSL_do_handshake(ssl) <= 0); /* wants the server's flight */
+    char *data;
+    long n = BIO_get_mem_data(wb, &data);
+    assert_true(n > 5);
+    ts_send(fd, data, n);
+    ERR_clear_error();
+    SSL_free(ssl);
+}
+
+static double tls_sample(tachy_server *s, const char *series) {
+    char text[8192];
+    assert_true(tachy_metrics_render(s, text, sizeof text) < (long)sizeof text);
+    char key[160];
+    snprintf(key, sizeof key, "\n%s ", series);
+    const char *at = strstr(text, key);
+    if (!at)
+        fail_msg("no series %s", series);
+    return strtod(at + strlen(key), NULL);
+}
+
+/* Each way a handshake ends is counted once, under its reason: completed, refused by
+ * OpenSSL (plain HTTP; only CBC suites offered), the client gone after its ClientHello, the
+ * handshake deadline, and an eviction by a newer handshake (cap 1). A connection that never
+ * sent a ClientHello is no handshake. */
+static void handshake_metrics(void **state) {
+    (void)state;
+    tachy_tls_config *c;
+    assert_int_equal(tachy_tls_config_create(&c), 0);
+    assert_int_equal(tachy_tls_config_load_pem(c, cert_pem, cert_len, key_pem, key_len, NULL), 0);
+    assert_int_equal(tachy_tls_config_set_max_handshakes(c, 1), 0);
+    tachy_options o;
+    tachy_options_init(&o);
+    o.tls_handshake_time_ms = 500;
+    int p;
+    tachy_server *s = start_https(c, &o, &p);
+    tachy_tls_config_free(c);
+    long wait = ts_under_valgrind() ? 20000 : 3000;
+
+    tc *good = tc_open(p); /* completed */
+    free(tc_get(good, "/"));
+    tc_close(good);
+    int fd = ts_connect(p); /* protocol: not TLS */
+    ts_send(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", -1);
+    assert_true(ts_wait_eof(fd, wait));
+    close(fd);
+    assert_false(tls12_with(p, "ECDHE-ECDSA-AES128-SHA")); /* protocol: no shared suite */
+    fd = ts_connect(p); /* eof: the client leaves after its ClientHello */
+    send_client_hello(fd);
+    ts_sleep_ms(100);
+    close(fd);
+    assert_true(wait_no_connections(s, wait));
+    fd = ts_connect(p); /* timeout: the client never finishes */
+    send_client_hello(fd);
+    assert_true(ts_wait_eof(fd, wait));
+    close(fd);
+    fd = ts_connect(p); /* evicted: a newer handshake takes the one place */
+    send_client_hello(fd);
+    ts_sleep_ms(100);
+    good = tc_open(p);
+    free(tc_get(good, "/"));
+    tc_close(good);
+    assert_true(ts_wait_eof(fd, wait));
+    close(fd);
+    fd = ts_connect(p); /* no ClientHello: not a handshake */
+    close(fd);
+    assert_true(wait_no_connections(s, wait));
+
+    assert_int_equal(tls_sample(s, "tachy_tls_handshakes_total"), 2);
+    assert_int_equal(tls_sample(s, "tachy_tls_handshake_failures_total{reason=\"protocol\"}"), 2);
+    assert_int_equal(tls_sample(s, "tachy_tls_handshake_failures_total{reason=\"eof\"}"), 1);
+    assert_int_equal(tls_sample(s, "tachy_tls_handshake_failures_total{reason=\"timeout\"}"), 1);
+    assert_int_equal(tls_sample(s, "tachy_tls_handshake_failures_total{reason=\"evicted\"}"), 1);
+    ts_stop(s);
+}
+
 /* ---- WebSocket over TLS ------------------------------------------------------------------- */
 
 /* One masked client frame. */
@@ -1915,6 +2000,7 @@ int main(void) {
         cmocka_unit_test(proxy_protocol_before_tls),
         cmocka_unit_test(stalled_handshakes_do_not_lock_out),
         cmocka_unit_test(handshake_evictions_concurrent),
+        cmocka_unit_test(handshake_metrics),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -130,6 +130,11 @@ TACHY_API int tachy_exchange_send_response_fields(tachy_exchange *ex, int code, 
  * (getResponseCode). */
 TACHY_API int tachy_exchange_response_code(const tachy_exchange *ex);
 
+/* The response body's bytes written so far (tachy_exchange_write, tachy_exchange_send_file;
+ * before chunked framing; the body of an error response tachy sent itself), as the access
+ * log's last field. 0 before any; TACHY_EINVAL for NULL. The exchange's thread. */
+TACHY_API int64_t tachy_exchange_response_bytes(const tachy_exchange *ex);
+
 /* How the response is framed: the decision tachy_exchange_send_response_headers made
  * (rules above). */
 typedef enum tachy_response_framing {

@@ -183,6 +183,27 @@ typedef struct tachy_options {
      */
     int path_nul;
     /*
+     * tachy: the access log (tachy/accesslog.h, docs/load-balancing.md "Access log"), one
+     * line per exchange in the Common Log Format (or Combined, below), written by a thread
+     * of the server's own, never on the request path. Off (the default) when both sinks
+     * are NULL: then nothing is formatted. access_log: a file path, opened for appending
+     * (created 0644) by tachy_server_start, which fails with the open's error; the server
+     * keeps its own copy of the string. access_log_fn: called instead with each line
+     * (without its newline, NUL-terminated, valid during the call only) on the log's
+     * writer thread, in the order the lines were queued; on_thread_start / on_thread_stop
+     * run on that thread too. When both are set the callback wins.
+     */
+    const char *access_log;
+    void (*access_log_fn)(void *user, const char *line, size_t len);
+    void *access_log_user;
+    /* TACHY_ACCESS_LOG_COMMON (0, the default) or TACHY_ACCESS_LOG_COMBINED (1: Referer and
+     * User-Agent added). Any other value is the default. */
+    int access_log_format;
+    /* Lines the access log's ring holds between two writes (rounded up to a power of two,
+     * at most 1,048,576; 4096 by default, 1 KiB each): when it is full, a line is dropped
+     * and counted (tachy_access_log_dropped_total) rather than wait. */
+    int access_log_lines;
+    /*
      * tachy: which ways to HTTP/2 are open (docs/http2.md), a set of TACHY_HTTP2_* bits:
      *   TACHY_HTTP2_TLS         on an HTTPS server, "h2" offered by ALPN (RFC 9113 3.2)
      *   TACHY_HTTP2_PRIOR       on a plain server, a connection that starts with the HTTP/2
@@ -200,6 +221,9 @@ typedef struct tachy_options {
      * programs send 200 at once. */
     int h2_max_streams;
 } tachy_options;
+
+/* tachy_options.access_log_format */
+enum tachy_access_log_format { TACHY_ACCESS_LOG_COMMON = 0, TACHY_ACCESS_LOG_COMBINED = 1 };
 
 /* tachy_options.http2 */
 enum tachy_http2 {

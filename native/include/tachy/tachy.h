@@ -17,6 +17,7 @@
 #define TACHY_VERSION_PATCH 0
 #define TACHY_VERSION_STRING "0.1.0"
 
+#include <tachy/accesslog.h>
 #include <tachy/error.h>
 #include <tachy/exchange.h>
 #include <tachy/filter.h>

@@ -1,8 +1,8 @@
 /*
  * edge/edge.h - what sits at the network's edge, in front of HTTP: the PROXY protocol
- * (proxy.c: the codec; listener.c: reading the header off a new connection) and the
- * Prometheus metrics (metrics.c, public: tachy/metrics.h). Private to the core; never
- * installed.
+ * (proxy.c: the codec; listener.c: reading the header off a new connection), the
+ * Prometheus metrics (metrics.c, public: tachy/metrics.h) and the access log (accesslog.c,
+ * public: tachy/accesslog.h). Private to the core; never installed.
  *
  * edge/ includes base/ and server/; http/ includes edge/ (one call in http/conn.c, at the
  * start of a connection's first read). Nothing here touches a connection struct: the
@@ -95,11 +95,39 @@ int tachy__edge_proxy_read(tachy_server *srv, int fd, tachy__buf *scratch, struc
 /* ---- metrics.c: the counters behind tachy_metrics_handler --------------------------- */
 
 /* CLOCK_MONOTONIC in nanoseconds (a vDSO read). Any thread. */
+#ifndef TACHY_BENCH_NO_OBSERVER
 int64_t tachy__edge_now_ns(void);
-/* An exchange ended (http/exchange.c): counts its status class (code < 100: ended with no
- * response) and its duration since t0_ns. Relaxed atomics. Any thread. */
-void tachy__edge_exchange_done(tachy_server *srv, int code, int64_t t0_ns);
+#else
+/* The benchmark's baseline build (cmake -DTACHY_BENCH_NO_OBSERVER=ON, bench/README.md "What
+ * observing costs"): no exchange gets a start time, so http/exchange.c never calls the
+ * observer - no duration, no status counters, no access log. Never shipped. */
+static inline int64_t tachy__edge_now_ns(void) { return 0; }
+#endif
+/* The observer of an exchange's end (http/exchange.c, before the exchange is reset): counts
+ * its status class (code < 100: ended with no response) and its duration since t0_ns
+ * (relaxed atomics), and hands it to the access log when the server has one (accesslog.c:
+ * what the line needs is read through the exchange's public getters, so any protocol's
+ * exchange can be observed). The exchange's thread. */
+void tachy__edge_exchange_done(tachy_server *srv, tachy_exchange *ex, int code, int64_t t0_ns);
 /* tachy answered a request itself with code (http/response.c). Any thread. */
 void tachy__edge_rejected(tachy_server *srv, int code);
+/* A TLS handshake ended (tls/): failed < 0 completed, else its TACHY__TLS_FAIL_* reason.
+ * Any thread. */
+void tachy__edge_tls_handshake(tachy_server *srv, int failed);
+
+/* ---- accesslog.c: the access log (tachy/accesslog.h) --------------------------------- */
+
+typedef struct tachy__alog tachy__alog;
+/* Opens the sink and starts the writer thread when tachy_options names one (else nothing,
+ * 0): srv->alog. 0, TACHY_ENOFILE (the file cannot be opened), TACHY_ENOMEM, TACHY_ESYS.
+ * tachy_server_start, under srv->lock, before any pool thread exists. */
+int tachy__alog_start(tachy_server *srv);
+/* Waits (at most timeout_ms) until the writer has written every line queued before the
+ * call; the writer goes on (a handler that outlives the stop still logs) until the server
+ * is freed. A no-op without an access log. The end of tachy_server_stop. */
+void tachy__alog_flush(tachy_server *srv, long timeout_ms);
+/* Formats the exchange's line into the ring, or counts it dropped when the ring is full;
+ * never blocks. The exchange's thread. */
+void tachy__alog_line(tachy__alog *a, tachy_exchange *ex, int code);
 
 #endif

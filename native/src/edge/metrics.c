@@ -1,7 +1,7 @@
 /*
  * edge/metrics.c - the server's counters (srv->st_*, relaxed atomics bumped on the request
- * path without a lock): an exchange's end (status class, duration) and tachy's own
- * rejections. The Prometheus text made of them is handler/metrics.c's.
+ * path without a lock): an exchange's end (status class, duration; and the access log's
+ * line, accesslog.c), tachy's own rejections and TLS handshakes. The Prometheus text made of them is handler/metrics.c's.
  */
 #include "edge/edge.h"
 
@@ -21,13 +21,15 @@ _Static_assert(sizeof reject_codes / sizeof *reject_codes + 1 == TACHY__REJECT_S
 
 #define RELAXED memory_order_relaxed
 
+#ifndef TACHY_BENCH_NO_OBSERVER
 int64_t tachy__edge_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+#endif
 
-void tachy__edge_exchange_done(tachy_server *srv, int code, int64_t t0_ns) {
+void tachy__edge_exchange_done(tachy_server *srv, tachy_exchange *ex, int code, int64_t t0_ns) {
     int cls = code >= 100 && code < 600 ? code / 100 : 0;
     atomic_fetch_add_explicit(&srv->st_status[cls], 1, RELAXED);
     int64_t ns = tachy__edge_now_ns() - t0_ns;
@@ -39,6 +41,16 @@ void tachy__edge_exchange_done(tachy_server *srv, int code, int64_t t0_ns) {
         b++;
     atomic_fetch_add_explicit(&srv->st_duration[b], 1, RELAXED);
     atomic_fetch_add_explicit(&srv->st_duration_ns, (uint64_t)ns, RELAXED);
+    /* Off (the default): this one test, always the same way. */
+    if (__builtin_expect(srv->alog != NULL, 0))
+        tachy__alog_line(srv->alog, ex, code);
+}
+
+void tachy__edge_tls_handshake(tachy_server *srv, int failed) {
+    if (failed < 0)
+        atomic_fetch_add_explicit(&srv->st_tls_done, 1, RELAXED);
+    else if (failed < TACHY__TLS_FAIL_COUNT)
+        atomic_fetch_add_explicit(&srv->st_tls_failed[failed], 1, RELAXED);
 }
 
 void tachy__edge_rejected(tachy_server *srv, int code) {

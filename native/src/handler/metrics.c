@@ -100,6 +100,21 @@ TACHY_API long tachy_metrics_render(const tachy_server *srv, char *buf, size_t c
     put(&o, "tachy_socket_reads_total %llu\n", (unsigned long long)ld(&srv->st_reads));
     head(&o, "tachy_socket_writes_total", "counter", "send calls on connections.");
     put(&o, "tachy_socket_writes_total %llu\n", (unsigned long long)ld(&srv->st_writes));
+    head(&o, "tachy_tls_handshakes_total", "counter",
+         "TLS handshakes completed (one per connection whose ClientHello arrived).");
+    put(&o, "tachy_tls_handshakes_total %llu\n", (unsigned long long)ld(&srv->st_tls_done));
+    head(&o, "tachy_tls_handshake_failures_total", "counter",
+         "TLS handshakes that failed: refused by OpenSSL (protocol), closed by the client "
+         "(eof), closed unfinished by tachy at the handshake deadline or a stop (timeout), "
+         "evicted by newer handshakes (evicted).");
+    static const char *const tls_fail[TACHY__TLS_FAIL_COUNT] = {TACHY__TLS_FAIL_NAMES};
+    for (int i = 0; i < TACHY__TLS_FAIL_COUNT; i++)
+        put(&o, "tachy_tls_handshake_failures_total{reason=\"%s\"} %llu\n", tls_fail[i],
+            (unsigned long long)ld(&srv->st_tls_failed[i]));
+    head(&o, "tachy_access_log_dropped_total", "counter",
+         "Access-log lines dropped: the log's ring was full, or its file's write failed.");
+    put(&o, "tachy_access_log_dropped_total %llu\n",
+        (unsigned long long)ld(&srv->st_alog_dropped));
     /* The running server's gauges, read under its lock (off the request path). */
     int idle = 0, ws = 0, threads = 0, waiting = 0;
     tachy_server *s = (tachy_server *)srv;

@@ -199,8 +199,8 @@ static void attrs_clear(tachy_exchange *ex) {
 }
 
 void tachy__exchange_end(tachy_exchange *ex) {
-    if (ex->t0_ns && ex->conn) /* edge/metrics.c: status class and duration */
-        tachy__edge_exchange_done(ex->conn->srv, ex->rsp_code, ex->t0_ns);
+    if (ex->t0_ns && ex->conn) /* edge/metrics.c: status class, duration, access log */
+        tachy__edge_exchange_done(ex->conn->srv, ex, ex->rsp_code, ex->t0_ns);
     if (ex->conn && !ex->ops && atomic_load_explicit(&ex->conn->io_deadline, memory_order_relaxed))
         atomic_store(&ex->conn->io_deadline, 0);
     if (ex->ctx) {

@@ -176,6 +176,7 @@ struct tachy_exchange {
     int rsp_mode;             /* TACHY__RSP_* */
     int64_t rsp_left;         /* fixed-length bytes still to write */
     int64_t rsp_length_header; /* the Content-length value the head carried, -1 for none */
+    int64_t rsp_bytes;        /* body bytes written (tachy_exchange_response_bytes) */
     int rsp_done;             /* body complete (terminator written / length reached) */
     int rsp_closed;           /* response body stream closed */
     int closed;               /* tachy_exchange_close called */

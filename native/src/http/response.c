@@ -414,6 +414,8 @@ static int framed_body(tachy_exchange *ex, const body_src *src, int64_t len) {
         /* A stream frames its body itself (DATA frames, END_STREAM at its end). */
         int rc = src->buf ? ex->ops->body(ex, src->buf, (size_t)len)
                           : file_body(ex, src->fd, src->off, len);
+        if (rc == 0)
+            ex->rsp_bytes += len;
         if (rc == 0 && ex->rsp_mode == TACHY__RSP_FIXED && (ex->rsp_left -= len) == 0) {
             ex->rsp_done = 1;
             rc = ex->ops->end(ex, 1);
@@ -428,6 +430,8 @@ static int framed_body(tachy_exchange *ex, const body_src *src, int64_t len) {
                       : file_body(ex, src->fd, src->off, len);
     if (rc == 0 && chunked && tachy__buf_append(&c->wbuf, "\r\n", 2) < 0)
         rc = TACHY_ENOMEM;
+    if (rc == 0)
+        ex->rsp_bytes += len;
     if (rc == 0 && ex->rsp_mode == TACHY__RSP_FIXED && (ex->rsp_left -= len) == 0) {
         ex->rsp_done = 1;
         rc = tachy__io_response_done(c);
@@ -544,7 +548,8 @@ size_t tachy__reject_body(char *buf, size_t cap, int code, const char *msg) {
 
 void tachy__response_reject(tachy__conn *c, int code, const char *msg) {
     tachy__edge_rejected(c->srv, code); /* edge/metrics.c */
-    if (c->ex.t0_ns && c->ex.rsp_code < 0)
+    int begun = c->ex.t0_ns && c->ex.rsp_code < 0;
+    if (begun)
         c->ex.rsp_code = code; /* a begun exchange answered so: its end counts this status */
     size_t rl;
     int jdk;
@@ -553,6 +558,8 @@ void tachy__response_reject(tachy__conn *c, int code, const char *msg) {
         r = "Error";
     char body[512];
     int blen = (int)tachy__reject_body(body, sizeof body, code, msg);
+    if (begun)
+        c->ex.rsp_bytes = blen; /* and the access log its body */
     char head[256];
     int hlen = snprintf(head, sizeof head,
                         "HTTP/1.1 %d %s\r\nContent-Length: %d\r\nContent-Type: text/html\r\n"
@@ -575,6 +582,7 @@ void tachy__exchange_reject_own(tachy_exchange *ex, int code, const char *msg) {
     tachy__edge_rejected(ex->conn->srv, code);
     char body[512];
     size_t blen = tachy__reject_body(body, sizeof body, code, msg);
+    ex->rsp_bytes = (int64_t)blen; /* (the access log's) */
     tachy_field ct = {"Content-Type", 12, "text/html", 9};
     head_src src = {NULL, &ct, 1, 0};
     int rc = ex->ops->head(ex, code, (int64_t)blen, 0, head_next_cb, &src);
@@ -610,6 +618,10 @@ TACHY_API int tachy_exchange_response_framing(const tachy_exchange *ex, int64_t 
     case TACHY__RSP_EMPTY: return TACHY_RESPONSE_EMPTY;
     default: return TACHY_RESPONSE_NOT_SENT; /* an upgrade's 101 is sent as EMPTY */
     }
+}
+
+TACHY_API int64_t tachy_exchange_response_bytes(const tachy_exchange *ex) {
+    return ex ? ex->rsp_bytes : TACHY_EINVAL;
 }
 
 TACHY_API int tachy_exchange_reject(tachy_exchange *ex, int code, const char *msg) {

@@ -222,6 +222,8 @@ TACHY_API int tachy_server_start(tachy_server *srv) {
     else if (!srv->bound)
         rc = TACHY_ENOTBOUND;
     if (rc == 0)
+        rc = tachy__alog_start(srv); /* edge/accesslog.c: before any thread can log */
+    if (rc == 0)
         rc = pool_start(srv);
     if (rc == 0) {
         atomic_store(&srv->state, TACHY__SRV_STARTED);
@@ -306,6 +308,9 @@ static int stop_server(tachy_server *srv, long timeout_ms, int drain) {
         close(srv->fd);
         srv->fd = -1;
     }
+    /* 5. The access log's queued lines are written (its writer runs until the server is
+     * freed: a handler still running logs too). */
+    tachy__alog_flush(srv, 1000);
     atomic_store(&srv->state, TACHY__SRV_STOPPED);
     pthread_cond_broadcast(&srv->cond);
     pthread_mutex_unlock(&srv->lock);

@@ -9,7 +9,8 @@
 
 /*
  * X(field, default, fix), in the order of tachy_options (tachy/server.h documents each;
- * proxy_trusted, a string, is not here: server.c parses it into srv->trusted).
+ * proxy_trusted and access_log, strings, are not here: server.c parses the first into
+ * srv->trusted and copies the second; the access log's callback is not here either).
  * fix says what a value that means nothing becomes when a server is created:
  *   KEEP      every value means something (-1 = none, 0 = off ...): kept
  *   POSITIVE  <= 0 becomes the default
@@ -42,6 +43,8 @@
     X(context_match, 0, CHOICE2)               /* sun.net.httpserver.pathMatcher (JDK 27) */\
     X(exchange_attributes, 0, CHOICE2)         /* jdk.httpserver.attributes (JDK 26) */     \
     X(path_nul, 0, KEEP)                       /* tachy: 0 = "%00" in the path is 400 */   \
+    X(access_log_format, 0, CHOICE2)           /* tachy: Common (0) or Combined (1) */      \
+    X(access_log_lines, 4096, POSITIVE)        /* tachy: the access log's ring, in lines */ \
     X(http2, 7, KEEP)                          /* tachy: TACHY_HTTP2_ALL (provider: 0) */   \
     X(h2_max_streams, 256, POSITIVE)           /* tachy: SETTINGS_MAX_CONCURRENT_STREAMS */
 

@@ -93,6 +93,17 @@ TACHY_API int tachy_server_create_unbound(tachy_server **out, const tachy_option
             srv->opt.proxy_trusted = copy;
         }
     }
+    srv->opt.access_log = NULL; /* the caller's string is not kept either */
+    if (opt && opt->access_log && *opt->access_log) {
+        char *copy = strdup(opt->access_log);
+        if (!copy) {
+            free(srv->trusted);
+            free((char *)srv->opt.proxy_trusted);
+            free(srv);
+            return TACHY_ENOMEM;
+        }
+        srv->opt.access_log = copy;
+    }
     pthread_mutex_init(&srv->lock, NULL);
     tachy__cond_init(&srv->cond);
     atomic_init(&srv->refs, 1);
@@ -231,6 +242,9 @@ void tachy__server_release(tachy_server *srv) {
     free(srv->contexts);
     free(srv->trusted);
     free((char *)srv->opt.proxy_trusted);
+    if (srv->alog_free)
+        srv->alog_free(srv); /* the access log's last lines, its file and ring (edge/) */
+    free((char *)srv->opt.access_log);
     if (srv->tls && srv->tls_release)
         srv->tls_release(srv->tls); /* the server's reference (tls/ set the hook) */
     if (srv->loop_free)

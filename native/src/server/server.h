@@ -33,6 +33,18 @@
 #define TACHY__REJECT_CODES 400, 404, 413, 414, 431, 500, 501, 503, 505
 #define TACHY__REJECT_SLOTS 10 /* the 9 codes + any other */
 
+/* Why a TLS handshake failed (server.st_tls_failed; the names are the metric's labels in
+ * this order). A handshake counts once its first ClientHello record has arrived (tls/). */
+enum {
+    TACHY__TLS_FAIL_PROTOCOL, /* OpenSSL refused it: no shared version or cipher, a bad or
+                                 missing client certificate, not TLS at all */
+    TACHY__TLS_FAIL_EOF,      /* the client closed or reset the connection during it */
+    TACHY__TLS_FAIL_TIMEOUT,  /* closed unfinished by tachy: the handshake deadline or a stop */
+    TACHY__TLS_FAIL_EVICTED,  /* evicted by newer handshakes (tachy_tls_config_set_max_handshakes) */
+    TACHY__TLS_FAIL_COUNT
+};
+#define TACHY__TLS_FAIL_NAMES "protocol", "eof", "timeout", "evicted"
+
 /* Server states. */
 enum { TACHY__SRV_CREATED, TACHY__SRV_STARTED, TACHY__SRV_STOPPING, TACHY__SRV_STOPPED };
 
@@ -127,6 +139,11 @@ struct tachy_server {
      * it): ntrusted 0 = any peer. opt.proxy_trusted points to the server's own copy. */
     tachy__cidr *trusted;
     size_t ntrusted;
+    /* The access log (edge/accesslog.c), made by tachy_server_start when tachy_options has
+     * a sink, else NULL: the observer's one test on the request path. Set before the pool
+     * threads start, freed (through alog_free, which edge/ sets with it) with the server. */
+    struct tachy__alog *alog;
+    void (*alog_free)(tachy_server *srv);
     /* tachy_stats counters */
     atomic_uint_fast64_t st_connections, st_requests, st_reads, st_writes;
     /* Prometheus metrics (edge/metrics.c renders them; relaxed atomics, no lock on the
@@ -141,6 +158,11 @@ struct tachy_server {
     /* requests tachy answered itself with an error (tachy__response_reject), by status
      * (TACHY__REJECT_CODES; the last slot: any other), and PROXY-protocol refusals */
     atomic_uint_fast64_t st_rejected[TACHY__REJECT_SLOTS], st_proxy_refused;
+    /* TLS handshakes (tls/ through edge/metrics.c): completed, and failed by
+     * TACHY__TLS_FAIL_* */
+    atomic_uint_fast64_t st_tls_done, st_tls_failed[TACHY__TLS_FAIL_COUNT];
+    /* access-log lines lost: the ring was full, or the sink's write failed */
+    atomic_uint_fast64_t st_alog_dropped;
 };
 
 /* The calling pool thread is about to be busy for long (a deferred exchange, an upgraded

@@ -148,6 +148,28 @@ void tachy__tls_hs_uncount(tls_conn *t, int at_free) {
 }
 
 /* tls/internal.h */
+void tachy__tls_hs_report(tls_conn *t, int at_free) {
+    if (t->hs_reported || !t->ssl)
+        return; /* no ClientHello, no handshake to count */
+    if (SSL_is_init_finished(t->ssl)) {
+        t->hs_reported = 1;
+        tachy__edge_tls_handshake(t->c->srv, -1);
+        return;
+    }
+    if (!at_free)
+        return;
+    t->hs_reported = 1;
+    int reason = t->hs_fail ? t->hs_fail - 1 : TACHY__TLS_FAIL_TIMEOUT;
+    if (t->counted) { /* evicted: its socket was shut down, which it saw as EOF */
+        pthread_mutex_lock(&t->c->srv->tls->hs_lock);
+        if (t->hs == TLS_HS_EVICTED)
+            reason = TACHY__TLS_FAIL_EVICTED;
+        pthread_mutex_unlock(&t->c->srv->tls->hs_lock);
+    }
+    tachy__edge_tls_handshake(t->c->srv, reason);
+}
+
+/* tls/internal.h */
 int tachy__tls_hello_arrived(tls_conn *t) {
     unsigned char h[5];
     ssize_t n;

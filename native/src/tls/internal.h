@@ -52,6 +52,8 @@ struct tls_conn {
     int fatal;         /* an SSL or I/O error: no close_notify */
     int notified;      /* close_notify sent */
     int logged;        /* the one debug line per connection was written */
+    int hs_reported;   /* the handshake's end went to the metrics (edge/metrics.c) */
+    int hs_fail;       /* 1 + TACHY__TLS_FAIL_* once the handshake has failed, else 0 */
     int counted;       /* owner's view: t has a place in the handshake bookkeeping (listed
                           or evicted) that tachy__tls_hs_uncount has not given back yet */
     int hs;            /* TLS_HS_*, under cfg->hs_lock */
@@ -74,6 +76,11 @@ void tachy__tls_bio_method_init(void);
 int tachy__tls_out_flush(tls_conn *t);
 
 /* ---- handshake.c ---------------------------------------------------------------------- */
+
+/* The handshake's end for the metrics, once per connection that made an SSL object: done
+ * (at the read that finished it) or failed (at tls_free: the reason fail_code noted, else
+ * evicted or closed unfinished). Owner thread. */
+void tachy__tls_hs_report(tls_conn *t, int at_free);
 
 /* 1 when the first TLS record is complete in the socket's receive queue (or what came is no
  * TLS handshake record, for OpenSSL to reject), TACHY_ETIMEDOUT while it is incomplete, 0 at

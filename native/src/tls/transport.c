@@ -59,6 +59,8 @@ static int fail_code(tls_conn *t, int err) {
         return TACHY_ETIMEDOUT;
     case SSL_ERROR_SYSCALL:
         t->fatal = 1;
+        if (!t->hs_fail && !SSL_is_init_finished(t->ssl))
+            t->hs_fail = 1 + TACHY__TLS_FAIL_EOF; /* the peer closed or reset it */
         if (!t->sys_errno) {
             ERR_clear_error();
             return 0; /* EOF in the middle of a record: the peer went away */
@@ -70,6 +72,8 @@ static int fail_code(tls_conn *t, int err) {
     default:
         t->fatal = 1;
         if (!SSL_is_init_finished(t->ssl)) {
+            if (!t->hs_fail)
+                t->hs_fail = 1 + TACHY__TLS_FAIL_PROTOCOL;
             log_once(t, "handshake failed");
             return TACHY_ETLS;
         }
@@ -126,10 +130,14 @@ static ssize_t tls_read(tachy__conn *c, void *buf, size_t len, int flags) {
                 return rc;
             continue;
         }
+        if (__builtin_expect(!t->hs_reported, 0))
+            tachy__tls_hs_report(t, 0); /* the read that finished the handshake */
         if (t->counted && SSL_is_init_finished(t->ssl))
             tachy__tls_hs_uncount(t, 0);
         return fail_code(t, e);
     }
+    if (__builtin_expect(!t->hs_reported, 0))
+        tachy__tls_hs_report(t, 0);
     if (t->counted && SSL_is_init_finished(t->ssl))
         tachy__tls_hs_uncount(t, 0);
     return (ssize_t)got;
@@ -284,6 +292,7 @@ static void tls_shutdown(tachy__conn *c) {
 static void tls_free(tachy__conn *c) {
     tls_conn *t = TLS(c);
     tls_shutdown(c);
+    tachy__tls_hs_report(t, 1); /* a handshake that never finished: why (before uncount) */
     tachy__tls_hs_uncount(t, 1); /* before the socket is closed: see handshake.c */
     SSL_free(t->ssl); /* frees the BIO too; NULL before the ClientHello */
     ERR_clear_error();

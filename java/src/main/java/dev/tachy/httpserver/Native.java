@@ -75,7 +75,10 @@ final class Native {
     static final int OPT_CONTEXT_MATCH = 14; /* tachy_options.context_match (CONTEXT_MATCH_*) */
     static final int OPT_PROXY_PROTOCOL = 15; /* tachy_options.proxy_protocol (tachy.proxyProtocol) */
     static final int OPT_REUSEPORT = 16; /* tachy_options.reuseport (tachy.reuseport) */
-    static final int OPT_COUNT = 17;
+    static final int OPT_ACCESS_LOG_FORMAT = 17; /* tachy_options.access_log_format: 0 common, 1 combined */
+    static final int OPT_ACCESS_LOG_LINES = 18; /* tachy_options.access_log_lines (the ring) */
+    static final int OPT_ACCESS_LOG_LOGGER = 19; /* 1: access-log lines to System.Logger (accessLog) */
+    static final int OPT_COUNT = 20;
     /** tachy_options.context_match: TACHY_CONTEXT_MATCH_PATH_PREFIX / _STRING_PREFIX. */
     static final int CONTEXT_MATCH_PATH_PREFIX = 0;
     static final int CONTEXT_MATCH_STRING_PREFIX = 1;
@@ -97,9 +100,10 @@ final class Native {
     /** tachy_server_create_unbound: the handle (> 0) or a negative code. */
     static native long serverCreate(long[] options);
 
-    /** serverCreate with tachy_options.proxy_trusted = trusted (null: any peer); a malformed
-     * list is TACHY_EINVAL. */
-    static native long serverCreateTrusting(long[] options, String trusted);
+    /** serverCreate with tachy_options.proxy_trusted = trusted (null: any peer; a malformed
+     * list is TACHY_EINVAL) and accessLog, the access log's file path (null: none, or
+     * System.Logger: options). */
+    static native long serverCreateTrusting(long[] options, String trusted, String accessLog);
 
     /** tachy_metrics_render for srv: the Prometheus text, ASCII. Any thread while srv lives. */
     static native byte[] metricsRender(long srv);
@@ -231,6 +235,14 @@ final class Native {
     /** tachy_options.log: the core's diagnostics, into the JDK's logger. */
     static void log(int level, String message) {
         TachyHttpServer.LOGGER.log(toLevel(level), message);
+    }
+
+    /** The access log's logger (-Dtachy.accessLog=System.Logger). */
+    static final System.Logger ACCESS_LOGGER = System.getLogger("dev.tachy.httpserver.access");
+
+    /** tachy_options.access_log_fn: one access-log line, on the log's writer thread. */
+    static void accessLog(String line) {
+        ACCESS_LOGGER.log(Level.INFO, line);
     }
 
     static Level toLevel(int tachyLevel) {

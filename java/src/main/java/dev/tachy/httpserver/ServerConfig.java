@@ -15,6 +15,13 @@ package dev.tachy.httpserver;
  * unfolded); see tachy_options.jdk_header_rules in native/include/tachy/server.h.
  * Behind a load balancer, read at each server's creation: {@code tachy.proxyProtocol},
  * {@code tachy.proxyTrusted} and {@code tachy.reuseport} (docs/load-balancing.md).
+ *
+ * <p>The access log (docs/java-provider.md, tachy/accesslog.h), read when each server is
+ * created: {@code tachy.accessLog} a file path (lines appended, written by a native thread off
+ * the request path), or {@code System.Logger} (each line logged at INFO to the logger
+ * {@code dev.tachy.httpserver.access}); unset, none. {@code tachy.accessLogFormat}
+ * {@code common} (the default) or {@code combined}; {@code tachy.accessLogLines} the lines its
+ * ring holds before it drops (4096).
  */
 final class ServerConfig {
     private static final long DEFAULT_JAVA_THREAD_STACK = 1024 * 1024;
@@ -75,8 +82,26 @@ final class ServerConfig {
         o[Native.OPT_LOG_LEVEL] = Native.lowestLogLevel();
         o[Native.OPT_CONTEXT_MATCH] =
                 contextMatch(Runtime.version().feature(), property("sun.net.httpserver.pathMatcher"));
+        String log = property("tachy.accessLog");
+        if (log != null && !log.isEmpty()) {
+            o[Native.OPT_ACCESS_LOG_LOGGER] = ACCESS_LOG_TO_LOGGER.equals(log) ? 1 : 0;
+            o[Native.OPT_ACCESS_LOG_FORMAT] = "combined".equals(property("tachy.accessLogFormat")) ? 1 : 0;
+            Integer lines = integer("tachy.accessLogLines");
+            if (lines != null && lines > 0) {
+                o[Native.OPT_ACCESS_LOG_LINES] = lines;
+            }
+        }
         balancerOptions(o);
         return o;
+    }
+
+    /** The value of tachy.accessLog that routes the lines to System.Logger. */
+    static final String ACCESS_LOG_TO_LOGGER = "System.Logger";
+
+    /** tachy.accessLog as a file path, or null (unset, empty, or System.Logger). */
+    static String accessLogPath() {
+        String log = property("tachy.accessLog");
+        return log == null || log.isEmpty() || ACCESS_LOG_TO_LOGGER.equals(log) ? null : log;
     }
 
     /**

@@ -113,7 +113,8 @@ public final class TachyHttpServer extends HttpServer {
     TachyHttpServer(HttpServer owner, InetSocketAddress addr, int backlog) throws IOException {
         this.owner = owner == null ? this : owner;
         String trusted = ServerConfig.proxyTrusted();
-        long h = Native.serverCreateTrusting(ServerConfig.options(), trusted);
+        long h = Native.serverCreateTrusting(ServerConfig.options(), trusted,
+                ServerConfig.accessLogPath());
         if (h == Native.EINVAL && trusted != null) {
             throw new IllegalArgumentException("tachy: -Dtachy.proxyTrusted=" + trusted
                     + ": not a list of addresses or networks (e.g. 127.0.0.1, 10.0.0.0/8, fd00::/8;"

@@ -187,5 +187,8 @@ class WireTest {
         assertEquals(0, back[Native.OPT_JDK_HEADER_RULES], "C's default (the provider's 1 is ServerConfig's)");
         assertEquals(Native.CONTEXT_MATCH_PATH_PREFIX, back[Native.OPT_CONTEXT_MATCH]);
         assertEquals(200, back[Native.OPT_MAX_REQ_HEADERS]);
+        assertEquals(0, back[Native.OPT_ACCESS_LOG_FORMAT], "TACHY_ACCESS_LOG_COMMON");
+        assertEquals(4096, back[Native.OPT_ACCESS_LOG_LINES]);
+        assertEquals(0, back[Native.OPT_ACCESS_LOG_LOGGER], "no access log to System.Logger");
     }
 }

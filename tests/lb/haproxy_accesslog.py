@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""tests/lb/haproxy_accesslog.py - tachy-hello's access log behind a real HAProxy (issue 26).
+
+One `tachy-hello --proxy-protocol --access-log FILE` behind HAProxy (the Debian package,
+2.6) on 127.0.0.1 with `send-proxy-v2` and health checks that send the header too.
+Checks:
+  1. requests sent from source address 127.0.0.2 (curl --interface) through HAProxy are
+     logged with 127.0.0.2 - the PROXY header's client, not the balancer - as Common Log
+     Format lines with their request line, status and body bytes;
+  2. logrotate's way: the file is renamed, tachy-hello gets SIGHUP, and the next request's
+     line is in a new file by the old name while the old lines stay in the renamed one;
+  3. SIGTERM: tachy-hello drains and exits 0, and every request sent has its line.
+Prints each check and "N passed, M failed"; exits 1 on a failure, 77 when HAProxy or curl
+is missing (CTest's skip code). Everything listens on 127.0.0.1; about 2 s.
+
+  tests/lb/haproxy_accesslog.py [--hello PATH] [--keep DIR]
+"""
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from haproxy_rolling import Backend, free_port, wait_port  # noqa: E402
+
+HAPROXY_CFG = """\
+global
+    maxconn 256
+
+defaults
+    mode http
+    timeout connect 2s
+    timeout client  10s
+    timeout server  10s
+
+frontend web
+    bind 127.0.0.1:{fe}
+    default_backend tachy
+
+backend tachy
+    option httpchk GET /
+    http-check expect status 200
+    default-server inter 300ms fall 2 rise 1
+    server t1 127.0.0.1:{p1} send-proxy-v2 check check-send-proxy
+"""
+
+# host ident authuser [date] "request" status bytes
+CLF = re.compile(r'^(\S+) (\S+) (\S+) \[(\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] '
+                 r'"([^"]*)" (\d{3}|-) (\d+|-)$')
+
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+    print(("ok    " if ok else "FAIL  ") + what, flush=True)
+
+
+def lines_of(path):
+    """The file's parsed lines for GET /ip (health checks, GET /, are logged too)."""
+    out = []
+    try:
+        with open(path) as f:
+            for line in f:
+                m = CLF.match(line.rstrip("\n"))
+                check_line = m is not None
+                if not check_line:
+                    check(False, f"a Common Log Format line: {line!r}")
+                    continue
+                if m.group(5).startswith("GET /ip"):
+                    out.append(m)
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def curl_ip(fe, tag):
+    r = subprocess.run(["curl", "-s", "-m", "5", "--interface", "127.0.0.2",
+                        f"http://127.0.0.1:{fe}/ip?{tag}"], capture_output=True, text=True)
+    return r.stdout.strip()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))
+    ap.add_argument("--hello", default=os.environ.get("TACHY_HELLO") or
+                    os.path.join(root, "build/release/examples/tachy-hello"))
+    ap.add_argument("--keep", help="keep the config and logs in this directory")
+    a = ap.parse_args()
+    for tool in ("haproxy", "curl"):
+        if not shutil.which(tool):
+            print(f"skipped: {tool} is not installed (scripts/deps.sh test)")
+            return 77
+    work = a.keep or tempfile.mkdtemp(prefix="tachy-accesslog-")
+    os.makedirs(work, exist_ok=True)
+    log = os.path.join(work, "access.log")
+    fe, p1 = free_port(), free_port()
+    b = Backend([a.hello, "-p", "PORT", "--proxy-protocol", "--proxy-trusted", "127.0.0.1",
+                 "--access-log", log], p1, os.path.join(work, "backend.log"))
+    cfg = os.path.join(work, "haproxy.cfg")
+    with open(cfg, "w") as f:
+        f.write(HAPROXY_CFG.format(fe=fe, p1=p1))
+    hap = None
+    try:
+        check(b.start(), f"tachy-hello --access-log on port {p1} started")
+        hap = subprocess.Popen(["haproxy", "-db", "-f", cfg], stdout=subprocess.DEVNULL,
+                               stderr=open(os.path.join(work, "haproxy.log"), "w"))
+        check(wait_port(fe), f"HAProxy listens on {fe}")
+        time.sleep(0.5)  # the first health check (inter 300ms, rise 1)
+        answers = [curl_ip(fe, f"a{i}") for i in range(3)]
+        check(all(s.startswith("127.0.0.2 ") for s in answers),
+              "GET /ip from 127.0.0.2 answered as 127.0.0.2: " + " | ".join(answers))
+        # 2. Rotation: rename, SIGHUP, one more request.
+        time.sleep(0.1)  # each line is queued at its exchange's end, just after its response
+        rotated = log + ".1"
+        os.rename(log, rotated)
+        b.proc.send_signal(signal.SIGHUP)
+        for _ in range(100):  # the writer reopens at once, on its own thread
+            if os.path.exists(log):
+                break
+            time.sleep(0.01)
+        check(os.path.exists(log), "SIGHUP: a new file by the old name")
+        after = curl_ip(fe, "b0")
+        check(after.startswith("127.0.0.2 "), "a request after the rotation: " + after)
+        # 3. SIGTERM: drained, exit 0, every line written.
+        rc, took = b.stop()
+        check(rc == 0, f"SIGTERM -> exit {rc} after {took * 1000:.0f} ms")
+        old, new = lines_of(rotated), lines_of(log)
+        check([m.group(5) for m in old] == [f"GET /ip?a{i} HTTP/1.1" for i in range(3)],
+              "the renamed file holds the three requests before the rotation: " +
+              " | ".join(m.group(0) for m in old))
+        check([m.group(5) for m in new] == ["GET /ip?b0 HTTP/1.1"],
+              "the new file holds the one after: " + " | ".join(m.group(0) for m in new))
+        ms = old + new
+        check(len(ms) == 4 and all(m.group(1) == "127.0.0.2" for m in ms),
+              "every line's client is 127.0.0.2 (the PROXY header's), not HAProxy's 127.0.0.1")
+        check(all(m.group(6) == "200" and m.group(7) != "-" and
+                  int(m.group(7)) == len(ans) + 1 for m, ans in zip(ms, answers + [after])),
+              "status 200 and the body's bytes on each line")
+    finally:
+        if hap and hap.poll() is None:
+            hap.kill()
+            hap.wait()
+        if b.proc and b.proc.poll() is None:
+            b.proc.kill()
+            b.proc.wait()
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
