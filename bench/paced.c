@@ -37,7 +37,8 @@
  * then one line
  *   PACED key=value key=value ...
  * for bench/lib/paced.py (latencies in µs; client_cpu_us_per_req = this process's own
- * utime+stime over the measured requests, so 1e6 / it is the client's ceiling on one core).
+ * utime+stime over the measured requests; client_work_us_per_req = the same less the empty
+ * spins (-s), so 1e6 / it is the client's ceiling on one core).
  *
  * Lean by design (it must go well past wrk2's ~110-120k req/s on one core here): one
  * pre-built request, one send() per request, one recv() per readiness (level-triggered,
@@ -151,6 +152,11 @@ static int64_t g_tw, g_tend;        /* measurement window [g_tw, g_tend) of inte
 static int g_draining;
 static int64_t g_spin_ns = 20000;   /* -s: poll instead of sleeping when the next send is closer */
 static uint64_t g_resp_in_wall;     /* responses that arrived while the clock was in the window */
+/* Time in the window spent in polls that the spin rule made non-blocking and that found
+ * nothing: CPU the client burns only because it chose not to sleep. Subtracted from its CPU to
+ * give the work per request, whose inverse is its ceiling (with spinning, the core shows 100 %
+ * busy from 1 / SPIN_US requests per second on, whatever the load). */
+static int64_t g_spin_wall_ns;
 
 static hist g_lat, g_lag;
 
@@ -698,6 +704,8 @@ int main(int argc, char **argv) {
                 timeout = 0;
         }
         int n = epoll_wait_ns(g_ep, evs, MAXEV, timeout);
+        if (n == 0 && timeout == 0 && cpu_w >= 0 && !g_draining)
+            g_spin_wall_ns += now_ns() - now; /* an empty spin: idle, not work */
         if (n < 0 && errno != EINTR) {
             perror("epoll_wait");
             return 1;
@@ -753,6 +761,10 @@ int main(int argc, char **argv) {
     uint64_t errors = S.err_connect + S.err_read + S.err_write + S.err_parse + S.timeouts;
     double achieved = (double)done / win;
     double cpu_per = done ? cpu_used * 1e6 / (double)done : 0;
+    double spin_s = (double)g_spin_wall_ns / 1e9;
+    if (spin_s > cpu_used)
+        spin_s = cpu_used; /* wall time of a spin can include a preemption: not our CPU */
+    double work_per = done ? (cpu_used - spin_s) * 1e6 / (double)done : 0;
     if (!quiet) {
         printf("paced: %s:%d%s, %d connections (%d open at start, %llu connect errors), "
                "%.0f req/s asked (one per %.3f ms per connection), %.1f s measured after %.1f s\n",
@@ -780,15 +792,19 @@ int main(int argc, char **argv) {
                (unsigned long long)S.err_parse, (unsigned long long)S.timeouts,
                (unsigned long long)S.closes, (unsigned long long)S.closes_inflight,
                (unsigned long long)S.reconnects);
-        printf("  client CPU: %.3f s over the window, %.2f us per request (%.0f %% of one core)\n",
-               cpu_used, cpu_per, 100 * cpu_used / win);
+        printf("  client CPU: %.3f s over the window, %.2f us per request (%.0f %% of one core); "
+               "%.3f s of it empty spins, so %.2f us of work per request (%.0f %% of one core: "
+               "ceiling ~%.0f req/s)\n",
+               cpu_used, cpu_per, 100 * cpu_used / win, spin_s, work_per,
+               100 * (cpu_used - spin_s) / win, work_per > 0 ? 1e6 / work_per : 0);
     }
     printf("PACED rate=%.0f achieved=%.1f conns=%d open=%d seconds=%.2f asked=%llu requests=%llu "
            "ok=%llu non2xx=%llu errors=%llu connect_errors=%llu read_errors=%llu write_errors=%llu "
            "parse_errors=%llu timeouts=%llu missed=%llu closes=%llu closes_inflight=%llu "
            "reconnects=%llu mean_us=%.1f p50_us=%.1f p90_us=%.1f p99_us=%.1f p999_us=%.1f "
            "p9999_us=%.1f max_us=%.1f lag_p50_us=%.1f lag_p99_us=%.1f lag_max_us=%.1f "
-           "late_sends=%llu client_cpu_s=%.3f client_cpu_us_per_req=%.3f resp_per_s=%.1f\n",
+           "late_sends=%llu client_cpu_s=%.3f client_cpu_us_per_req=%.3f resp_per_s=%.1f "
+           "client_spin_s=%.3f client_work_us_per_req=%.3f\n",
            rate, achieved, g_nconns, open_at_start, win, (unsigned long long)asked,
            (unsigned long long)done, (unsigned long long)S.ok, (unsigned long long)S.non2xx,
            (unsigned long long)errors, (unsigned long long)(S.err_connect + connect_errors_at_start),
@@ -800,6 +816,6 @@ int main(int argc, char **argv) {
            hist_pct_us(&g_lat, 99), hist_pct_us(&g_lat, 99.9), hist_pct_us(&g_lat, 99.99),
            (double)g_lat.max / 1000, hist_pct_us(&g_lag, 50), hist_pct_us(&g_lag, 99),
            (double)g_lag.max / 1000, (unsigned long long)S.late_sends, cpu_used, cpu_per,
-           (double)g_resp_in_wall / win);
+           (double)g_resp_in_wall / win, spin_s, work_per);
     return 0;
 }
