@@ -29,8 +29,11 @@
  * Latency histogram: log-linear buckets as HdrHistogram's (values in ns; 128 linear
  * sub-buckets per power of two, i.e. within 0.8 %); percentiles are each bucket's highest
  * value, as HdrHistogram reports them. A second histogram, "lag", holds how late each
- * request actually left (actual send - intended): the client's own delay, inside the
- * latency, which says when the client rather than the server is the limit.
+ * request actually left (actual send - intended), inside the latency: a connection whose
+ * response came late sends late too. A third, "own lag", holds only the sends of connections
+ * that were idle and waiting for their time: late only because the client itself was (its
+ * own delay, preempted or busy), which says when the client rather than the server is the
+ * limit.
  *
  * Output: "PACED-WINDOW start" and "PACED-WINDOW end" when the measured window starts and
  * ends (flushed at once: a driver reads the server's CPU time then), human-readable lines,
@@ -158,7 +161,10 @@ static uint64_t g_resp_in_wall;     /* responses that arrived while the clock wa
  * busy from 1 / SPIN_US requests per second on, whatever the load). */
 static int64_t g_spin_wall_ns;
 
-static hist g_lat, g_lag;
+/* g_lag: every send's lateness (actual - intended), which includes a connection held back by
+ * its late response; g_olag: only the sends of connections that were idle, waiting for their
+ * time - late only because the client itself was (its own delay, nothing of the server's). */
+static hist g_lat, g_lag, g_olag;
 
 /* -S FILE: the requests of the window slower than -T µs, kept here and written at the end
  * (bounded), with CLOCK_MONOTONIC times so that they can be laid beside a server-side trace
@@ -671,6 +677,8 @@ int main(int argc, char **argv) {
         }
         while (g_hn > 0 && g_conns[g_heap[0]].intended <= now) {
             int ci = heap_pop();
+            if (in_window(g_conns[ci].intended))
+                hist_add(&g_olag, now - g_conns[ci].intended);
             conn_send(ci, now);
         }
         if (!g_draining && now >= g_tend && g_hn == 0) {
@@ -781,10 +789,12 @@ int main(int argc, char **argv) {
                hist_mean_us(&g_lat), hist_pct_us(&g_lat, 50), hist_pct_us(&g_lat, 90),
                hist_pct_us(&g_lat, 99), hist_pct_us(&g_lat, 99.9), hist_pct_us(&g_lat, 99.99),
                (double)g_lat.max / 1000);
-        printf("  send lag (client's own delay, inside the latency): mean %.1f us, p50 %.1f, "
-               "p99 %.1f, max %.0f us; %llu sends behind schedule\n",
+        printf("  send lag (inside the latency): mean %.1f us, p50 %.1f, p99 %.1f, max %.0f us; "
+               "%llu sends behind schedule (their response came late); the client's own delay "
+               "(sends of idle connections): p99 %.1f, max %.0f us\n",
                hist_mean_us(&g_lag), hist_pct_us(&g_lag, 50), hist_pct_us(&g_lag, 99),
-               (double)g_lag.max / 1000, (unsigned long long)S.late_sends);
+               (double)g_lag.max / 1000, (unsigned long long)S.late_sends,
+               hist_pct_us(&g_olag, 99), (double)g_olag.max / 1000);
         printf("  errors: %llu (connect %llu, read %llu, write %llu, parse %llu, timeout %llu); "
                "server closes %llu (%llu with a request on them), reconnects %llu\n",
                (unsigned long long)errors, (unsigned long long)S.err_connect,
@@ -804,7 +814,7 @@ int main(int argc, char **argv) {
            "reconnects=%llu mean_us=%.1f p50_us=%.1f p90_us=%.1f p99_us=%.1f p999_us=%.1f "
            "p9999_us=%.1f max_us=%.1f lag_p50_us=%.1f lag_p99_us=%.1f lag_max_us=%.1f "
            "late_sends=%llu client_cpu_s=%.3f client_cpu_us_per_req=%.3f resp_per_s=%.1f "
-           "client_spin_s=%.3f client_work_us_per_req=%.3f\n",
+           "client_spin_s=%.3f client_work_us_per_req=%.3f own_lag_p99_us=%.1f own_lag_max_us=%.1f\n",
            rate, achieved, g_nconns, open_at_start, win, (unsigned long long)asked,
            (unsigned long long)done, (unsigned long long)S.ok, (unsigned long long)S.non2xx,
            (unsigned long long)errors, (unsigned long long)(S.err_connect + connect_errors_at_start),
@@ -816,6 +826,7 @@ int main(int argc, char **argv) {
            hist_pct_us(&g_lat, 99), hist_pct_us(&g_lat, 99.9), hist_pct_us(&g_lat, 99.99),
            (double)g_lat.max / 1000, hist_pct_us(&g_lag, 50), hist_pct_us(&g_lag, 99),
            (double)g_lag.max / 1000, (unsigned long long)S.late_sends, cpu_used, cpu_per,
-           (double)g_resp_in_wall / win, spin_s, work_per);
+           (double)g_resp_in_wall / win, spin_s, work_per, hist_pct_us(&g_olag, 99),
+           (double)g_olag.max / 1000);
     return 0;
 }

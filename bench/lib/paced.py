@@ -16,9 +16,11 @@ machinery (the same commands as bench/run.sh), all of them in every round, alter
 
 The client's own limit is printed beside every figure: its work per request (its CPU from
 getrusage in bench/paced.c less the empty polls it spins on instead of sleeping when the next
-send is due within 20 µs) gives its ceiling on one core, 1e6 / that; its send lag p99 says
-how late it sent; its core's work share at the step that failed says whether the step failed
-on it (>= CLIENT_BOUND: the client was the limit, and the table says so).
+send is due within 20 µs) gives its ceiling on one core, 1e6 / that; its own send delay p99
+(the sends of idle connections: no late response in it) says how late it sent; its core's
+work share and that delay at the step that failed say whether the step failed on it
+(>= CLIENT_BOUND busy or >= CLIENT_LATE_US late: the client was the limit, and the table
+says so).
 
 --priority puts every server and every client run in its own autogroup at nice -19 (root
 only; /proc/PID/autogroup): on a machine shared with other sessions' builds, the kernel
@@ -44,6 +46,7 @@ DEFAULT_SERVERS = ["nginx", "h2o", "tachy-c", "tachy-java-none", "tachy-java-fix
                    "jdk-vt", "robaho-vt", "jetty-none"]
 P99_LIMIT_US = 10000
 CLIENT_BOUND = 0.9  # the client's core this busy with work at a failing step: the client failed
+CLIENT_LATE_US = P99_LIMIT_US / 2  # ... or its own send delay p99 this long (preempted, busy)
 
 
 def _autogroup_boost(pid="self"):
@@ -101,6 +104,7 @@ def run_paced(srv, paced, conns, rate, warm, dur, rawfile, priority=False):
     d["server_cpu_util"] = (c1[0] - c0[0]) / CLK_TCK / max(1e-9, c1[1] - c0[1])
     # the client's work: its CPU less the empty polls it spun on (older paced builds: all of it)
     d.setdefault("client_work_us_per_req", d["client_cpu_us_per_req"])
+    d.setdefault("own_lag_p99_us", d["lag_p99_us"])  # the client's own delay (older builds: all lag)
     d["client_busy"] = (d["client_cpu_s"] - d.get("client_spin_s", 0)) / d["seconds"]
     d["raw"] = os.path.basename(rawfile)
     return d
@@ -158,7 +162,7 @@ def summarize(res):
         for s, rs in by.items():
             d = {k: med([x.get(k) for x in rs]) for k in
                  ("cpu_us_per_req", "mean_us", "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "achieved",
-                  "lag_p99_us", "client_cpu_us_per_req", "client_work_us_per_req", "client_busy",
+                  "lag_p99_us", "own_lag_p99_us", "client_cpu_us_per_req", "client_work_us_per_req", "client_busy",
                   "server_cpu_util")}
             for k in ("cpu_us_per_req", "p99_us", "p999_us", "max_us"):
                 d[k + "_range"] = rng([x.get(k) for x in rs])
@@ -197,7 +201,7 @@ def client_ceiling(res):
     s, rate, r = best
     w = r.get("client_work_us_per_req", r["client_cpu_us_per_req"])
     return dict(server=s, rate=rate, client_work_us_per_req=w, ceiling=1e6 / w if w > 0 else None,
-                client_busy=r["client_busy"], lag_p99_us=r["lag_p99_us"])
+                client_busy=r["client_busy"], lag_p99_us=r.get("own_lag_p99_us", r["lag_p99_us"]))
 
 
 def render(res):
@@ -209,13 +213,13 @@ def render(res):
          f"at end {m.get('loadavg_end')}", "",
          "Latency is counted from each request's **intended** send time (open loop, no coordinated omission); "
          "**CPU µs/req** = server utime+stime (all threads, /proc/PID/stat) over the measured window ÷ requests "
-         "answered; **×nginx** = median of same-round ratios. **client lag p99** = how late the client itself "
-         "sent (inside the latency). The machine is a shared 2-core VM: read ratios and CPU/req, not absolutes.", ""]
+         "answered; **×nginx** = median of same-round ratios. **client own delay p99** = how late the client "
+         "itself sent requests of idle connections (inside the latency; a server's late response is not in it). The machine is a shared 2-core VM: read ratios and CPU/req, not absolutes.", ""]
     cc = client_ceiling(res)
     if cc:
         L += [f"**Client ceiling** (bench/paced.c on one core): {cc['client_work_us_per_req']:.2f} µs of client work "
               f"per request (CPU less empty spins) at {f_k(cc['rate'])} req/s against `{cc['server']}` (its core "
-              f"{cc['client_busy'] * 100:.0f} % busy with work, send lag p99 {f_us(cc['lag_p99_us'])}) → about "
+              f"{cc['client_busy'] * 100:.0f} % busy with work, its own send delay p99 {f_us(cc['lag_p99_us'])}) → about "
               f"**{f_k(cc['ceiling'])} req/s** on one core.", ""]
     if m.get("priority"):
         L += ["Every server and client ran in its own autogroup at nice -19 (`--priority`): other sessions' jobs "
@@ -229,7 +233,7 @@ def render(res):
         L += [f"## Paced: {m['paced_conns']:,} keep-alive connections at {rate:,.0f} req/s, GET / "
               f"({m['paced_warmup']} s warm-up, {m['paced_duration']} s measured)", "",
               "| server | CPU µs/req (min–max) | ×nginx | mean | p50 | p99 | p99.9 (min–max) | max | achieved | "
-              "errors / non-2xx | closes / reconnects | client lag p99 | client work µs/req (core busy) |",
+              "errors / non-2xx | closes / reconnects | client own delay p99 | client work µs/req (core busy) |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for s in res["servers"]:
             d = rows.get(s)
@@ -242,7 +246,7 @@ def render(res):
             L.append(f"| `{s}` | **{d['cpu_us_per_req']:.2f}** ({lo:.2f}–{hi:.2f}) | {xn} | {f_us(d['mean_us'])} | "
                      f"{f_us(d['p50_us'])} | {f_us(d['p99_us'])} | {f_us(d['p999_us'])} ({f_us(plo)}–{f_us(phi)}) | "
                      f"{f_us(d['max_us'])} | {d['achieved']:,.0f} | {d['errors']:.0f} / {d['non2xx']:.0f} | "
-                     f"{d['closes']:.0f} / {d['reconnects']:.0f} | {f_us(d['lag_p99_us'])} | "
+                     f"{d['closes']:.0f} / {d['reconnects']:.0f} | {f_us(d['own_lag_p99_us'])} | "
                      f"{d['client_work_us_per_req']:.2f} ({d['client_busy'] * 100:.0f} %) |")
         L.append("")
     if ss:
@@ -250,8 +254,9 @@ def render(res):
               f"Steps (req/s): {', '.join(f_k(r) for r in m['sweep_rates'])}; each {m['sweep_warmup']} s warm-up + "
               f"{m['sweep_duration']} s measured. A step holds when p99 < 10 ms, no error or non-2xx, and the "
               "achieved rate is within 1 % of the asked one. **client at the failing step**: the client's own core "
-              "busy share (with work, not counting empty spins) and send lag p99 when the next step failed. **limit**: "
-              f"`client` when the client's core was ≥ {CLIENT_BOUND * 100:.0f} % busy at a failing step or the figure "
+              "busy share (with work, not counting empty spins) and its own send delay p99 when the next step failed. "
+              f"**limit**: `client` when at a failing step the client's core was ≥ {CLIENT_BOUND * 100:.0f} % busy or "
+              f"its own send delay p99 ≥ {CLIENT_LATE_US / 1000:.0f} ms (half the p99 limit), or the figure "
               "is within 10 % of the client's ceiling above — a server figure that only says the server reached at "
               "least the client's rate; else `server`.", "",
               "| server | highest holding (median, min–max) | per round | the next step failed on | client at the failing step | limit |",
@@ -262,13 +267,14 @@ def render(res):
             if not d:
                 continue
             lo, hi = d["range"]
-            bound = [f for f in d["fails"] if f and (f.get("client_busy") or 0) >= CLIENT_BOUND]
+            bound = [f for f in d["fails"] if f and ((f.get("client_busy") or 0) >= CLIENT_BOUND
+                                                     or (f.get("lag_p99_us") or 0) >= CLIENT_LATE_US)]
             near = cc and cc["ceiling"] and (d["highest"] or 0) >= 0.9 * cc["ceiling"]
             limit = ("**client**" + (f" ({len(bound)} of {len(d['fails'])} rounds)" if bound and len(bound) < len(d["fails"]) else "")
                      if bound or near else "server")
             fails = [f for f in d["fails"] if f]
             fail_txt = "; ".join(f"{f_k(f['rate'])}: {f['why']}" for f in fails) or "none (top step held)"
-            cl = "; ".join(f"{f['client_busy'] * 100:.0f} % busy, lag p99 {f_us(f['lag_p99_us'])}" for f in fails
+            cl = "; ".join(f"{f['client_busy'] * 100:.0f} % busy, own delay p99 {f_us(f['lag_p99_us'])}" for f in fails
                            if f.get("client_busy") is not None) or "–"
             L.append(f"| `{s}` | **{f_k(d['highest'])}** ({f_k(lo)}–{f_k(hi)}) | "
                      f"{', '.join(f_k(x) for x in d['per_round'])} | {fail_txt} | {cl} | {limit} |")
@@ -437,7 +443,7 @@ def main():
                         if not ok:
                             rd["failed_step"] = dict(rate=rate, why=why_not(r, rate),
                                                      client_busy=None if r.get("failed") else r["client_busy"],
-                                                     lag_p99_us=None if r.get("failed") else r["lag_p99_us"])
+                                                     lag_p99_us=None if r.get("failed") else r["own_lag_p99_us"])
                             break
                         rd["highest"] = rate
                     res["sweep"].setdefault(s.name, []).append(rd)
