@@ -204,6 +204,16 @@ def client_ceiling(res):
                 client_busy=r["client_busy"], lag_p99_us=r.get("own_lag_p99_us", r["lag_p99_us"]))
 
 
+def client_bound(d, cc):
+    """A sweep figure's client limits: the failing steps where the client was the limit (its
+    core >= CLIENT_BOUND busy with work, or its own send delay p99 >= CLIENT_LATE_US), and
+    whether the figure is within 10 % of the client's ceiling."""
+    bound = [f for f in d["fails"] if f and ((f.get("client_busy") or 0) >= CLIENT_BOUND
+                                             or (f.get("lag_p99_us") or 0) >= CLIENT_LATE_US)]
+    near = bool(cc and cc["ceiling"] and (d["highest"] or 0) >= 0.9 * cc["ceiling"])
+    return bound, near
+
+
 def render(res):
     ps, ss = summarize(res)
     m = res["meta"]
@@ -267,9 +277,7 @@ def render(res):
             if not d:
                 continue
             lo, hi = d["range"]
-            bound = [f for f in d["fails"] if f and ((f.get("client_busy") or 0) >= CLIENT_BOUND
-                                                     or (f.get("lag_p99_us") or 0) >= CLIENT_LATE_US)]
-            near = cc and cc["ceiling"] and (d["highest"] or 0) >= 0.9 * cc["ceiling"]
+            bound, near = client_bound(d, cc)
             limit = ("**client**" + (f" ({len(bound)} of {len(d['fails'])} rounds)" if bound and len(bound) < len(d["fails"]) else "")
                      if bound or near else "server")
             fails = [f for f in d["fails"] if f]
@@ -307,6 +315,7 @@ def chart(res, path):
         ax2 = ax.twinx()
         ax2.plot(range(len(xs)), p999, "o", color="tab:red")
         ax2.set_ylabel("p99.9 ms", color="tab:red")
+        ax2.set_ylim(bottom=0)
         ax.set_xticks(range(len(xs)))
         ax.set_xticklabels(xs, rotation=20, fontsize=8)
         ax.set_title(f"paced: {res['meta']['paced_conns']} connections at {rate:,.0f} req/s (lower is better)")
@@ -316,8 +325,13 @@ def chart(res, path):
         v = [ss[s]["highest"] or 0 for s in xs]
         lo = [max(0, (ss[s]["highest"] or 0) - (ss[s]["range"][0] or 0)) for s in xs]
         hi = [max(0, (ss[s]["range"][1] or 0) - (ss[s]["highest"] or 0)) for s in xs]
-        ax.bar(range(len(xs)), v, yerr=[lo, hi], capsize=3, color="tab:green")
         cc = client_ceiling(res)
+        bars = ax.bar(range(len(xs)), v, yerr=[lo, hi], capsize=3, color="tab:green")
+        for b, s in zip(bars, xs):  # hatched: the client, not the server, ended the climb
+            bound, near = client_bound(ss[s], cc)
+            if bound or near:
+                b.set_hatch("//")
+                b.set_facecolor("tab:olive")
         if cc and cc["ceiling"]:
             ax.axhline(cc["ceiling"], color="grey", ls="--", lw=1, label="client ceiling (1 core)")
             ax.legend(fontsize=8)
@@ -325,7 +339,7 @@ def chart(res, path):
         ax.set_xticklabels(xs, rotation=20, fontsize=8)
         ax.set_ylabel("req/s")
         ax.set_title(f"open loop, {res['meta']['sweep_conns']} connections: highest rate with p99 < 10 ms "
-                     "(higher is better)")
+                     "(higher is better; hatched: limited by the client)")
     fig.savefig(path, dpi=100)
     return True
 
