@@ -110,4 +110,7 @@ wait "$PYPID"
 PYPID=
 "$PY" "$BENCH/lib/paced.py" --render "$OUT" >/dev/null || say "chart failed"
 cp "$OUT/table.md" "$BENCH/results/paced-latest.md"
+if [ -f "$OUT/raw/chart.png" ]; then  # kept by git beside the table (raw/ is not)
+  cp "$OUT/raw/chart.png" "$OUT/chart.png"; cp "$OUT/raw/chart.png" "$BENCH/results/paced-latest.png"
+fi
 say "done: ${OUT#$ROOT/}/table.md"
