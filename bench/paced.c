@@ -29,15 +29,19 @@
  * Latency histogram: log-linear buckets as HdrHistogram's (values in ns; 128 linear
  * sub-buckets per power of two, i.e. within 0.8 %); percentiles are each bucket's highest
  * value, as HdrHistogram reports them. A second histogram, "lag", holds how late each
- * request actually left (actual send - intended): the client's own delay, inside the
- * latency, which says when the client rather than the server is the limit.
+ * request actually left (actual send - intended), inside the latency: a connection whose
+ * response came late sends late too. A third, "own lag", holds only the sends of connections
+ * that were idle and waiting for their time: late only because the client itself was (its
+ * own delay, preempted or busy), which says when the client rather than the server is the
+ * limit.
  *
  * Output: "PACED-WINDOW start" and "PACED-WINDOW end" when the measured window starts and
  * ends (flushed at once: a driver reads the server's CPU time then), human-readable lines,
  * then one line
  *   PACED key=value key=value ...
  * for bench/lib/paced.py (latencies in µs; client_cpu_us_per_req = this process's own
- * utime+stime over the measured requests, so 1e6 / it is the client's ceiling on one core).
+ * utime+stime over the measured requests; client_work_us_per_req = the same less the empty
+ * spins (-s), so 1e6 / it is the client's ceiling on one core).
  *
  * Lean by design (it must go well past wrk2's ~110-120k req/s on one core here): one
  * pre-built request, one send() per request, one recv() per readiness (level-triggered,
@@ -151,8 +155,16 @@ static int64_t g_tw, g_tend;        /* measurement window [g_tw, g_tend) of inte
 static int g_draining;
 static int64_t g_spin_ns = 20000;   /* -s: poll instead of sleeping when the next send is closer */
 static uint64_t g_resp_in_wall;     /* responses that arrived while the clock was in the window */
+/* Time in the window spent in polls that the spin rule made non-blocking and that found
+ * nothing: CPU the client burns only because it chose not to sleep. Subtracted from its CPU to
+ * give the work per request, whose inverse is its ceiling (with spinning, the core shows 100 %
+ * busy from 1 / SPIN_US requests per second on, whatever the load). */
+static int64_t g_spin_wall_ns;
 
-static hist g_lat, g_lag;
+/* g_lag: every send's lateness (actual - intended), which includes a connection held back by
+ * its late response; g_olag: only the sends of connections that were idle, waiting for their
+ * time - late only because the client itself was (its own delay, nothing of the server's). */
+static hist g_lat, g_lag, g_olag;
 
 /* -S FILE: the requests of the window slower than -T µs, kept here and written at the end
  * (bounded), with CLOCK_MONOTONIC times so that they can be laid beside a server-side trace
@@ -665,6 +677,8 @@ int main(int argc, char **argv) {
         }
         while (g_hn > 0 && g_conns[g_heap[0]].intended <= now) {
             int ci = heap_pop();
+            if (in_window(g_conns[ci].intended))
+                hist_add(&g_olag, now - g_conns[ci].intended);
             conn_send(ci, now);
         }
         if (!g_draining && now >= g_tend && g_hn == 0) {
@@ -698,6 +712,8 @@ int main(int argc, char **argv) {
                 timeout = 0;
         }
         int n = epoll_wait_ns(g_ep, evs, MAXEV, timeout);
+        if (n == 0 && timeout == 0 && cpu_w >= 0 && !g_draining)
+            g_spin_wall_ns += now_ns() - now; /* an empty spin: idle, not work */
         if (n < 0 && errno != EINTR) {
             perror("epoll_wait");
             return 1;
@@ -753,6 +769,10 @@ int main(int argc, char **argv) {
     uint64_t errors = S.err_connect + S.err_read + S.err_write + S.err_parse + S.timeouts;
     double achieved = (double)done / win;
     double cpu_per = done ? cpu_used * 1e6 / (double)done : 0;
+    double spin_s = (double)g_spin_wall_ns / 1e9;
+    if (spin_s > cpu_used)
+        spin_s = cpu_used; /* wall time of a spin can include a preemption: not our CPU */
+    double work_per = done ? (cpu_used - spin_s) * 1e6 / (double)done : 0;
     if (!quiet) {
         printf("paced: %s:%d%s, %d connections (%d open at start, %llu connect errors), "
                "%.0f req/s asked (one per %.3f ms per connection), %.1f s measured after %.1f s\n",
@@ -769,10 +789,12 @@ int main(int argc, char **argv) {
                hist_mean_us(&g_lat), hist_pct_us(&g_lat, 50), hist_pct_us(&g_lat, 90),
                hist_pct_us(&g_lat, 99), hist_pct_us(&g_lat, 99.9), hist_pct_us(&g_lat, 99.99),
                (double)g_lat.max / 1000);
-        printf("  send lag (client's own delay, inside the latency): mean %.1f us, p50 %.1f, "
-               "p99 %.1f, max %.0f us; %llu sends behind schedule\n",
+        printf("  send lag (inside the latency): mean %.1f us, p50 %.1f, p99 %.1f, max %.0f us; "
+               "%llu sends behind schedule (their response came late); the client's own delay "
+               "(sends of idle connections): p99 %.1f, max %.0f us\n",
                hist_mean_us(&g_lag), hist_pct_us(&g_lag, 50), hist_pct_us(&g_lag, 99),
-               (double)g_lag.max / 1000, (unsigned long long)S.late_sends);
+               (double)g_lag.max / 1000, (unsigned long long)S.late_sends,
+               hist_pct_us(&g_olag, 99), (double)g_olag.max / 1000);
         printf("  errors: %llu (connect %llu, read %llu, write %llu, parse %llu, timeout %llu); "
                "server closes %llu (%llu with a request on them), reconnects %llu\n",
                (unsigned long long)errors, (unsigned long long)S.err_connect,
@@ -780,15 +802,19 @@ int main(int argc, char **argv) {
                (unsigned long long)S.err_parse, (unsigned long long)S.timeouts,
                (unsigned long long)S.closes, (unsigned long long)S.closes_inflight,
                (unsigned long long)S.reconnects);
-        printf("  client CPU: %.3f s over the window, %.2f us per request (%.0f %% of one core)\n",
-               cpu_used, cpu_per, 100 * cpu_used / win);
+        printf("  client CPU: %.3f s over the window, %.2f us per request (%.0f %% of one core); "
+               "%.3f s of it empty spins, so %.2f us of work per request (%.0f %% of one core: "
+               "ceiling ~%.0f req/s)\n",
+               cpu_used, cpu_per, 100 * cpu_used / win, spin_s, work_per,
+               100 * (cpu_used - spin_s) / win, work_per > 0 ? 1e6 / work_per : 0);
     }
     printf("PACED rate=%.0f achieved=%.1f conns=%d open=%d seconds=%.2f asked=%llu requests=%llu "
            "ok=%llu non2xx=%llu errors=%llu connect_errors=%llu read_errors=%llu write_errors=%llu "
            "parse_errors=%llu timeouts=%llu missed=%llu closes=%llu closes_inflight=%llu "
            "reconnects=%llu mean_us=%.1f p50_us=%.1f p90_us=%.1f p99_us=%.1f p999_us=%.1f "
            "p9999_us=%.1f max_us=%.1f lag_p50_us=%.1f lag_p99_us=%.1f lag_max_us=%.1f "
-           "late_sends=%llu client_cpu_s=%.3f client_cpu_us_per_req=%.3f resp_per_s=%.1f\n",
+           "late_sends=%llu client_cpu_s=%.3f client_cpu_us_per_req=%.3f resp_per_s=%.1f "
+           "client_spin_s=%.3f client_work_us_per_req=%.3f own_lag_p99_us=%.1f own_lag_max_us=%.1f\n",
            rate, achieved, g_nconns, open_at_start, win, (unsigned long long)asked,
            (unsigned long long)done, (unsigned long long)S.ok, (unsigned long long)S.non2xx,
            (unsigned long long)errors, (unsigned long long)(S.err_connect + connect_errors_at_start),
@@ -800,6 +826,7 @@ int main(int argc, char **argv) {
            hist_pct_us(&g_lat, 99), hist_pct_us(&g_lat, 99.9), hist_pct_us(&g_lat, 99.99),
            (double)g_lat.max / 1000, hist_pct_us(&g_lag, 50), hist_pct_us(&g_lag, 99),
            (double)g_lag.max / 1000, (unsigned long long)S.late_sends, cpu_used, cpu_per,
-           (double)g_resp_in_wall / win);
+           (double)g_resp_in_wall / win, spin_s, work_per, hist_pct_us(&g_olag, 99),
+           (double)g_olag.max / 1000);
     return 0;
 }

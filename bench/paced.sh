@@ -27,6 +27,10 @@
 #   --build DIR          a tachy CMake build dir (DIR/examples/tachy-hello) instead of building one
 #   --jar PATH           the tachy provider jar instead of building one from this tree
 #   --no-install         do not apt-get / mvn anything
+#   --no-priority        leave the servers and clients at the autogroup priority they get (by
+#                        default, as root, each runs in its own autogroup at nice -19: on a
+#                        machine shared with other sessions a plain nice does not keep it from
+#                        waiting behind their compilers; bench/README.md)
 #
 # The servers are started exactly as bench/run.sh starts them (bench/lib/servers.sh,
 # bench/lib/bench.py); nginx and h2o from Debian (nginx-light / h2o installed when missing,
@@ -37,7 +41,8 @@ set -euo pipefail
 
 BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH/.." && pwd)"
-MODE=quick BUILD= JAR= INSTALL=1
+MODE=quick BUILD= JAR= INSTALL=1 PRIO=()
+[ "$(id -u)" = 0 ] && PRIO=(--priority)
 OPTS=()
 CMDLINE="bench/paced.sh $*"
 while [ $# -gt 0 ]; do
@@ -49,6 +54,7 @@ while [ $# -gt 0 ]; do
     --build) BUILD="$(cd "$2" && pwd)"; shift ;;
     --jar) JAR="$(readlink -f "$2")"; shift ;;
     --no-install) INSTALL=0 ;;
+    --no-priority) PRIO=() ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "paced.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -98,10 +104,13 @@ REV="$(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 say "results -> ${OUT#$ROOT/}"
 "$PY" "$BENCH/lib/paced.py" --outdir "$OUT" --workdir "$WORK" --static-dir "$STATIC" --paced "$WORK/paced" \
   --command "$CMDLINE" --tachy-rev "$REV" "${DEFAULTS[@]}" "${OPTS[@]}" "${H2O[@]}" \
-  "${JAVA_ARGS[@]}" "${TACHY_ARGS[@]}" "${SKIP[@]}" &
+  "${JAVA_ARGS[@]}" "${TACHY_ARGS[@]}" "${SKIP[@]}" "${PRIO[@]}" &
 PYPID=$!
 wait "$PYPID"
 PYPID=
 "$PY" "$BENCH/lib/paced.py" --render "$OUT" >/dev/null || say "chart failed"
 cp "$OUT/table.md" "$BENCH/results/paced-latest.md"
+if [ -f "$OUT/raw/chart.png" ]; then  # kept by git beside the table (raw/ is not)
+  cp "$OUT/raw/chart.png" "$OUT/chart.png"; cp "$OUT/raw/chart.png" "$BENCH/results/paced-latest.png"
+fi
 say "done: ${OUT#$ROOT/}/table.md"

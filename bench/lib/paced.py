@@ -14,9 +14,18 @@ machinery (the same commands as bench/run.sh), all of them in every round, alter
          server's figure is its highest holding step (the steps are climbed until one fails).
          Rounds after the first start two steps below the server's figure so far.
 
-The client's own limit is printed beside every figure: its CPU per request (getrusage in
-bench/paced.c) gives its ceiling on one core, 1e6 / that; its send lag p99 says how late it
-sent; its core's busy share at the step that failed says whether the step failed on it.
+The client's own limit is printed beside every figure: its work per request (its CPU from
+getrusage in bench/paced.c less the empty polls it spins on instead of sleeping when the next
+send is due within 20 µs) gives its ceiling on one core, 1e6 / that; its own send delay p99
+(the sends of idle connections: no late response in it) says how late it sent; its core's
+work share and that delay at the step that failed say whether the step failed on it
+(>= CLIENT_BOUND busy or >= CLIENT_LATE_US late: the client was the limit, and the table
+says so).
+
+--priority puts every server and every client run in its own autogroup at nice -19 (root
+only; /proc/PID/autogroup): on a machine shared with other sessions' builds, the kernel
+shares a core between autogroups, so a plain nice does not keep a benchmark from waiting
+behind a compiler (bench/README.md, "Where the Java provider's tail waited").
 
 Writes OUT/table.md and OUT/raw/ (every paced output, server logs, results.json, chart.png).
 """
@@ -36,15 +45,28 @@ SERVER_CORE, LOAD_CORE = bench.SERVER_CORE, bench.LOAD_CORE
 DEFAULT_SERVERS = ["nginx", "h2o", "tachy-c", "tachy-java-none", "tachy-java-fixed", "tachy-java-vt",
                    "jdk-vt", "robaho-vt", "jetty-none"]
 P99_LIMIT_US = 10000
+CLIENT_BOUND = 0.9  # the client's core this busy with work at a failing step: the client failed
+CLIENT_LATE_US = P99_LIMIT_US / 2  # ... or its own send delay p99 this long (preempted, busy)
 
 
-def run_paced(srv, paced, conns, rate, warm, dur, rawfile):
+def _autogroup_boost(pid="self"):
+    """Nice -19 for the autogroup (session) of pid; False when not permitted."""
+    try:
+        with open(f"/proc/{pid}/autogroup", "w") as f:
+            f.write("-19")
+        return True
+    except OSError:
+        return False
+
+
+def run_paced(srv, paced, conns, rate, warm, dur, rawfile, priority=False):
     """One bench/paced.c run against srv; its PACED figures plus the server's CPU per request
     over the measured window. failed=True when the client reported nothing."""
     cmd = ["taskset", "-c", LOAD_CORE, paced, "-p", str(srv.port), "-c", str(conns), "-r", str(rate),
            "-w", str(warm), "-d", str(dur), "-u", "/"]
     tree = srv.kind in ("nginx", "h2o")
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    extra = dict(start_new_session=True, preexec_fn=_autogroup_boost) if priority else {}
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **extra)
     killer = None
     c0 = c1 = None
     out = []
@@ -80,7 +102,10 @@ def run_paced(srv, paced, conns, rate, warm, dur, rawfile):
         return dict(failed=True, raw=os.path.basename(rawfile), error=text.strip()[-300:])
     d["cpu_us_per_req"] = (c1[0] - c0[0]) / CLK_TCK * 1e6 / d["requests"]
     d["server_cpu_util"] = (c1[0] - c0[0]) / CLK_TCK / max(1e-9, c1[1] - c0[1])
-    d["client_busy"] = d["client_cpu_s"] / d["seconds"]
+    # the client's work: its CPU less the empty polls it spun on (older paced builds: all of it)
+    d.setdefault("client_work_us_per_req", d["client_cpu_us_per_req"])
+    d.setdefault("own_lag_p99_us", d["lag_p99_us"])  # the client's own delay (older builds: all lag)
+    d["client_busy"] = (d["client_cpu_s"] - d.get("client_spin_s", 0)) / d["seconds"]
     d["raw"] = os.path.basename(rawfile)
     return d
 
@@ -137,7 +162,8 @@ def summarize(res):
         for s, rs in by.items():
             d = {k: med([x.get(k) for x in rs]) for k in
                  ("cpu_us_per_req", "mean_us", "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "achieved",
-                  "lag_p99_us", "client_cpu_us_per_req", "client_busy", "server_cpu_util")}
+                  "lag_p99_us", "own_lag_p99_us", "client_cpu_us_per_req", "client_work_us_per_req", "client_busy",
+                  "server_cpu_util")}
             for k in ("cpu_us_per_req", "p99_us", "p999_us", "max_us"):
                 d[k + "_range"] = rng([x.get(k) for x in rs])
             for k in ("errors", "non2xx", "closes", "reconnects", "missed", "requests"):
@@ -160,8 +186,9 @@ def summarize(res):
 
 
 def client_ceiling(res):
-    """The client's own ceiling on one core: 1e6 / its CPU µs per request, taken at the highest
-    holding sweep step against the server that held the highest rate (the fastest server)."""
+    """The client's own ceiling on one core: 1e6 / its work µs per request (CPU less empty
+    spins), taken at the highest holding sweep step against the server that held the highest
+    rate (the fastest server): the busiest the client was while the figures held."""
     best = None
     for s, rounds in res["sweep"].items():
         for rd in rounds:
@@ -172,9 +199,19 @@ def client_ceiling(res):
     if not best:
         return None
     s, rate, r = best
-    return dict(server=s, rate=rate, client_cpu_us_per_req=r["client_cpu_us_per_req"],
-                ceiling=1e6 / r["client_cpu_us_per_req"] if r["client_cpu_us_per_req"] > 0 else None,
-                client_busy=r["client_busy"], lag_p99_us=r["lag_p99_us"])
+    w = r.get("client_work_us_per_req", r["client_cpu_us_per_req"])
+    return dict(server=s, rate=rate, client_work_us_per_req=w, ceiling=1e6 / w if w > 0 else None,
+                client_busy=r["client_busy"], lag_p99_us=r.get("own_lag_p99_us", r["lag_p99_us"]))
+
+
+def client_bound(d, cc):
+    """A sweep figure's client limits: the failing steps where the client was the limit (its
+    core >= CLIENT_BOUND busy with work, or its own send delay p99 >= CLIENT_LATE_US), and
+    whether the figure is within 10 % of the client's ceiling."""
+    bound = [f for f in d["fails"] if f and ((f.get("client_busy") or 0) >= CLIENT_BOUND
+                                             or (f.get("lag_p99_us") or 0) >= CLIENT_LATE_US)]
+    near = bool(cc and cc["ceiling"] and (d["highest"] or 0) >= 0.9 * cc["ceiling"])
+    return bound, near
 
 
 def render(res):
@@ -186,13 +223,17 @@ def render(res):
          f"at end {m.get('loadavg_end')}", "",
          "Latency is counted from each request's **intended** send time (open loop, no coordinated omission); "
          "**CPU µs/req** = server utime+stime (all threads, /proc/PID/stat) over the measured window ÷ requests "
-         "answered; **×nginx** = median of same-round ratios. **client lag p99** = how late the client itself "
-         "sent (inside the latency). The machine is a shared 2-core VM: read ratios and CPU/req, not absolutes.", ""]
+         "answered; **×nginx** = median of same-round ratios. **client own delay p99** = how late the client "
+         "itself sent requests of idle connections (inside the latency; a server's late response is not in it). The machine is a shared 2-core VM: read ratios and CPU/req, not absolutes.", ""]
     cc = client_ceiling(res)
     if cc:
-        L += [f"**Client ceiling** (bench/paced.c on one core): {cc['client_cpu_us_per_req']:.2f} µs of client CPU per "
-              f"request at {f_k(cc['rate'])} req/s against `{cc['server']}` (its core {cc['client_busy'] * 100:.0f} % "
-              f"busy, send lag p99 {f_us(cc['lag_p99_us'])}) → about **{f_k(cc['ceiling'])} req/s** on one core.", ""]
+        L += [f"**Client ceiling** (bench/paced.c on one core): {cc['client_work_us_per_req']:.2f} µs of client work "
+              f"per request (CPU less empty spins) at {f_k(cc['rate'])} req/s against `{cc['server']}` (its core "
+              f"{cc['client_busy'] * 100:.0f} % busy with work, its own send delay p99 {f_us(cc['lag_p99_us'])}) → about "
+              f"**{f_k(cc['ceiling'])} req/s** on one core.", ""]
+    if m.get("priority"):
+        L += ["Every server and client ran in its own autogroup at nice -19 (`--priority`): other sessions' jobs "
+              "still shared the two cores, but no longer for equal slices.", ""]
     L += ["## Servers", "", "| server | what | notes |", "|---|---|---|"]
     for name, s in res["servers"].items():
         L.append(f"| `{name}` | {s.get('label', name)} | {'; '.join(s.get('notes', []))} |")
@@ -202,7 +243,7 @@ def render(res):
         L += [f"## Paced: {m['paced_conns']:,} keep-alive connections at {rate:,.0f} req/s, GET / "
               f"({m['paced_warmup']} s warm-up, {m['paced_duration']} s measured)", "",
               "| server | CPU µs/req (min–max) | ×nginx | mean | p50 | p99 | p99.9 (min–max) | max | achieved | "
-              "errors / non-2xx | closes / reconnects | client lag p99 | client CPU µs/req |",
+              "errors / non-2xx | closes / reconnects | client own delay p99 | client work µs/req (core busy) |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for s in res["servers"]:
             d = rows.get(s)
@@ -215,29 +256,36 @@ def render(res):
             L.append(f"| `{s}` | **{d['cpu_us_per_req']:.2f}** ({lo:.2f}–{hi:.2f}) | {xn} | {f_us(d['mean_us'])} | "
                      f"{f_us(d['p50_us'])} | {f_us(d['p99_us'])} | {f_us(d['p999_us'])} ({f_us(plo)}–{f_us(phi)}) | "
                      f"{f_us(d['max_us'])} | {d['achieved']:,.0f} | {d['errors']:.0f} / {d['non2xx']:.0f} | "
-                     f"{d['closes']:.0f} / {d['reconnects']:.0f} | {f_us(d['lag_p99_us'])} | "
-                     f"{d['client_cpu_us_per_req']:.2f} |")
+                     f"{d['closes']:.0f} / {d['reconnects']:.0f} | {f_us(d['own_lag_p99_us'])} | "
+                     f"{d['client_work_us_per_req']:.2f} ({d['client_busy'] * 100:.0f} %) |")
         L.append("")
     if ss:
         L += [f"## Open loop: the highest rate with p99 < 10 ms, {m['sweep_conns']} connections, GET /", "",
               f"Steps (req/s): {', '.join(f_k(r) for r in m['sweep_rates'])}; each {m['sweep_warmup']} s warm-up + "
               f"{m['sweep_duration']} s measured. A step holds when p99 < 10 ms, no error or non-2xx, and the "
               "achieved rate is within 1 % of the asked one. **client at the failing step**: the client's own core "
-              "busy share and send lag p99 when the next step failed; near 100 % busy means that step failed on the "
-              "client, not on the server.", "",
-              "| server | highest holding (median, min–max) | per round | the next step failed on | client at the failing step |",
-              "|---|---|---|---|---|"]
+              "busy share (with work, not counting empty spins) and its own send delay p99 when the next step failed. "
+              f"**limit**: `client` when at a failing step the client's core was ≥ {CLIENT_BOUND * 100:.0f} % busy or "
+              f"its own send delay p99 ≥ {CLIENT_LATE_US / 1000:.0f} ms (half the p99 limit), or the figure "
+              "is within 10 % of the client's ceiling above — a server figure that only says the server reached at "
+              "least the client's rate; else `server`.", "",
+              "| server | highest holding (median, min–max) | per round | the next step failed on | client at the failing step | limit |",
+              "|---|---|---|---|---|---|"]
+        cc = client_ceiling(res)
         for s in res["servers"]:
             d = ss.get(s)
             if not d:
                 continue
             lo, hi = d["range"]
+            bound, near = client_bound(d, cc)
+            limit = ("**client**" + (f" ({len(bound)} of {len(d['fails'])} rounds)" if bound and len(bound) < len(d["fails"]) else "")
+                     if bound or near else "server")
             fails = [f for f in d["fails"] if f]
             fail_txt = "; ".join(f"{f_k(f['rate'])}: {f['why']}" for f in fails) or "none (top step held)"
-            cl = "; ".join(f"{f['client_busy'] * 100:.0f} % busy, lag p99 {f_us(f['lag_p99_us'])}" for f in fails
+            cl = "; ".join(f"{f['client_busy'] * 100:.0f} % busy, own delay p99 {f_us(f['lag_p99_us'])}" for f in fails
                            if f.get("client_busy") is not None) or "–"
             L.append(f"| `{s}` | **{f_k(d['highest'])}** ({f_k(lo)}–{f_k(hi)}) | "
-                     f"{', '.join(f_k(x) for x in d['per_round'])} | {fail_txt} | {cl} |")
+                     f"{', '.join(f_k(x) for x in d['per_round'])} | {fail_txt} | {cl} | {limit} |")
         L.append("")
     L.append(f"Raw outputs: `{m['outdir_rel']}/raw/` (local: every bench/paced.c output, server logs, results.json, "
              "chart.png)")
@@ -267,6 +315,7 @@ def chart(res, path):
         ax2 = ax.twinx()
         ax2.plot(range(len(xs)), p999, "o", color="tab:red")
         ax2.set_ylabel("p99.9 ms", color="tab:red")
+        ax2.set_ylim(bottom=0)
         ax.set_xticks(range(len(xs)))
         ax.set_xticklabels(xs, rotation=20, fontsize=8)
         ax.set_title(f"paced: {res['meta']['paced_conns']} connections at {rate:,.0f} req/s (lower is better)")
@@ -276,8 +325,13 @@ def chart(res, path):
         v = [ss[s]["highest"] or 0 for s in xs]
         lo = [max(0, (ss[s]["highest"] or 0) - (ss[s]["range"][0] or 0)) for s in xs]
         hi = [max(0, (ss[s]["range"][1] or 0) - (ss[s]["highest"] or 0)) for s in xs]
-        ax.bar(range(len(xs)), v, yerr=[lo, hi], capsize=3, color="tab:green")
         cc = client_ceiling(res)
+        bars = ax.bar(range(len(xs)), v, yerr=[lo, hi], capsize=3, color="tab:green")
+        for b, s in zip(bars, xs):  # hatched: the client, not the server, ended the climb
+            bound, near = client_bound(ss[s], cc)
+            if bound or near:
+                b.set_hatch("//")
+                b.set_facecolor("tab:olive")
         if cc and cc["ceiling"]:
             ax.axhline(cc["ceiling"], color="grey", ls="--", lw=1, label="client ceiling (1 core)")
             ax.legend(fontsize=8)
@@ -285,7 +339,7 @@ def chart(res, path):
         ax.set_xticklabels(xs, rotation=20, fontsize=8)
         ax.set_ylabel("req/s")
         ax.set_title(f"open loop, {res['meta']['sweep_conns']} connections: highest rate with p99 < 10 ms "
-                     "(higher is better)")
+                     "(higher is better; hatched: limited by the client)")
     fig.savefig(path, dpi=100)
     return True
 
@@ -309,6 +363,8 @@ def main():
     ap.add_argument("--parts", default="paced,sweep")
     ap.add_argument("--servers", default=",".join(DEFAULT_SERVERS))
     ap.add_argument("--h2o", action="store_true")
+    ap.add_argument("--priority", action="store_true",
+                    help="servers and clients in their own autogroups at nice -19 (root; see above)")
     ap.add_argument("--command", default="bench/paced.sh")
     bench.add_server_args(ap)
     a = ap.parse_args()
@@ -331,6 +387,7 @@ def main():
                          paced_rates=paced_rates, paced_warmup=a.paced_warmup, paced_duration=a.paced_duration,
                          sweep_conns=a.sweep_conns, sweep_rates=sweep_rates, sweep_warmup=a.sweep_warmup,
                          sweep_duration=a.sweep_duration, java_opts=a.java_opts,
+                         priority=False,
                          outdir_rel=os.path.relpath(a.outdir, os.path.dirname(bench.BENCH)),
                          loadavg_start=open("/proc/loadavg").read().split()[:3]),
                servers={}, paced=[], sweep={})
@@ -343,6 +400,11 @@ def main():
         for s in servers:
             log(f"start {s.name} on :{s.port}")
             ok = s.start(rawdir)
+            if ok and a.priority:
+                if _autogroup_boost(s.pid):  # its own session (bench.Server): its autogroup
+                    res["meta"]["priority"] = True
+                else:
+                    s.notes.append("--priority: its autogroup's nice could not be set")
             if ok:
                 try:
                     st, _, body = bench.http_request(s.port, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -358,13 +420,13 @@ def main():
         for s in live:
             w = a.warmup if s.kind == "java" else 1
             log(f"warm-up {s.name} {w}s")
-            run_paced(s, a.paced, 64, 40000, 0, w, os.path.join(rawdir, f"warmup-{s.name}.txt"))
+            run_paced(s, a.paced, 64, 40000, 0, w, os.path.join(rawdir, f"warmup-{s.name}.txt"), a.priority)
         for rnd in range(1, a.rounds + 1):
             if "paced" in parts:
                 for rate in paced_rates:
                     for s in live:
                         raw = os.path.join(rawdir, f"paced-{rate:.0f}-r{rnd}-{s.name}.txt")
-                        r = run_paced(s, a.paced, a.paced_conns, rate, a.paced_warmup, a.paced_duration, raw)
+                        r = run_paced(s, a.paced, a.paced_conns, rate, a.paced_warmup, a.paced_duration, raw, a.priority)
                         r.update(server=s.name, round=rnd, rate_asked=rate)
                         res["paced"].append(r)
                         if r.get("failed"):
@@ -386,7 +448,7 @@ def main():
                         rd["highest"] = sweep_rates[start - 1]  # held in an earlier round
                     for rate in sweep_rates[start:]:
                         raw = os.path.join(rawdir, f"sweep-{rate:.0f}-r{rnd}-{s.name}.txt")
-                        r = run_paced(s, a.paced, a.sweep_conns, rate, a.sweep_warmup, a.sweep_duration, raw)
+                        r = run_paced(s, a.paced, a.sweep_conns, rate, a.sweep_warmup, a.sweep_duration, raw, a.priority)
                         rd["steps"].append(dict(rate=rate, result=r))
                         ok = holds(r, rate)
                         log(f"sweep r{rnd} {s.name} {rate:.0f}: {'holds' if ok else 'fails: ' + why_not(r, rate)}"
@@ -395,7 +457,7 @@ def main():
                         if not ok:
                             rd["failed_step"] = dict(rate=rate, why=why_not(r, rate),
                                                      client_busy=None if r.get("failed") else r["client_busy"],
-                                                     lag_p99_us=None if r.get("failed") else r["lag_p99_us"])
+                                                     lag_p99_us=None if r.get("failed") else r["own_lag_p99_us"])
                             break
                         rd["highest"] = rate
                     res["sweep"].setdefault(s.name, []).append(rd)
