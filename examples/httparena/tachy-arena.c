@@ -1,19 +1,26 @@
 /*
- * tachy-arena - tachy's HttpArena entry (github.com/MDA2AV/HttpArena): the HTTP/1.1 and
- * WebSocket profiles on the public libtachy API, nothing else.
+ * tachy-arena - tachy's HttpArena entry (github.com/MDA2AV/HttpArena): the HTTP/1.1,
+ * HTTP/2 and WebSocket profiles on the public libtachy API, nothing else.
  *
  *   tachy-arena [--port P] [--tls-port Q --cert C --key K] [--data DIR] [--bind ADDR]
+ *               [--h2-port R] [--h2c-port S]
  *
  * Defaults are the arena's: plain HTTP on 8080; HTTPS (HTTP/1.1) on 8081 when a certificate
  * and key are available (--cert/--key, else /certs/server.crt and /certs/server.key); the
  * data directory DIR holds dataset.json and static/ (default /data when it has a
  * dataset.json, else the tree shipped next to this source, examples/httparena/data).
- * Prints "listening on http://ADDR:PORT/" (and "listening on https://ADDR:PORT/") once
- * every listener accepts connections. SIGINT / SIGTERM stop it with status 0.
+ * HTTP/2: over TLS with ALPN "h2" on 8443 (--h2-port, with the certificate; the HTTPS port
+ * offers h2 too), and h2c with prior knowledge alone on 8082 (--h2c-port: HTTP/1.1 there is
+ * answered 505, as HttpArena requires; the HTTPS port speaks HTTP/1.1 alone, as its
+ * profiles are); -1 turns either off (0, as for every port: any free
+ * one). The plain port also takes h2c.
+ * Prints "listening on http://ADDR:PORT/" (and https://, h2://, h2c://) once every listener
+ * accepts connections. SIGINT / SIGTERM stop it with status 0.
  *
  * Endpoints (the same on both listeners):
  *   GET/POST /baseline11?a=&b=  a + b (+ the number in the body, Content-Length or
  *                               chunked), text/plain                (baseline, limited-conn)
+ *   GET /baseline2?a=&b=        the same                            (baseline-h2, -h2c)
  *   GET /pipeline               "ok", text/plain                    (pipelined)
  *   GET /json/{count}?m=M       the first count items of the dataset, each with
  *                               total = price * quantity * M, as {"items":[...],"count":n};
@@ -475,7 +482,8 @@ struct arena {
 
 static int h_baseline(tachy_exchange *ex, void *user) {
     (void)user;
-    if (strcmp(tachy_exchange_request_path(ex), "/baseline11") != 0) {
+    const char *path = tachy_exchange_request_path(ex);
+    if (strcmp(path, "/baseline11") != 0 && strcmp(path, "/baseline2") != 0) {
         respond_text(ex, 404, "not found");
         return 0;
     }
@@ -878,7 +886,8 @@ static int add_contexts(tachy_server *srv, struct arena *a) {
     static const struct {
         const char *path;
         tachy_handler_fn fn;
-    } routes[] = {{"/baseline11", h_baseline}, {"/pipeline", h_pipeline},
+    } routes[] = {{"/baseline11", h_baseline}, {"/baseline2", h_baseline},
+                  {"/pipeline", h_pipeline},
                   {"/json/", h_json},          {"/upload", h_upload},
                   {"/echo", h_echo},           {"/static/", h_static},
                   {"/delay/", h_delay},        {"/ws", h_ws}};
@@ -892,7 +901,7 @@ static int add_contexts(tachy_server *srv, struct arena *a) {
 
 static void usage(void) {
     fprintf(stderr, "usage: tachy-arena [--port P] [--tls-port Q --cert C --key K] [--data DIR]"
-                    " [--bind ADDR]\n");
+                    " [--bind ADDR] [--h2-port R] [--h2c-port S]\n");
 }
 
 static int file_exists(const char *p) {
@@ -907,7 +916,7 @@ static void core_log(void *user, int level, const char *message) {
 
 int main(int argc, char **argv) {
     const char *bind_addr = "0.0.0.0", *data = NULL, *cert = NULL, *key = NULL;
-    long port = 8080, tls_port = 8081;
+    long port = 8080, tls_port = 8081, h2_port = 8443, h2c_port = 8082;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
@@ -931,12 +940,17 @@ int main(int argc, char **argv) {
             data = v;
         else if (strcmp(o, "--bind") == 0)
             bind_addr = v;
+        else if (strcmp(o, "--h2-port") == 0)
+            h2_port = strtol(v, NULL, 10);
+        else if (strcmp(o, "--h2c-port") == 0)
+            h2c_port = strtol(v, NULL, 10);
         else {
             usage();
             return 1;
         }
     }
-    if (port < 0 || port > 65535 || tls_port < 0 || tls_port > 65535) {
+    if (port < 0 || port > 65535 || tls_port < 0 || tls_port > 65535 || h2_port < -1 ||
+        h2_port > 65535 || h2c_port < -1 || h2c_port > 65535) {
         fprintf(stderr, "tachy-arena: port out of range\n");
         return 1;
     }
@@ -981,7 +995,7 @@ int main(int argc, char **argv) {
     opt.max_idle_connections = 1 << 20; /* the arena holds up to 16384+ keep-alive conns */
     opt.log = core_log;
 
-    tachy_server *srv = NULL, *tls = NULL;
+    tachy_server *srv = NULL, *tls = NULL, *h2 = NULL, *h2c = NULL;
     tachy_tls_config *cfg = NULL;
     int rc = tachy_server_create(&srv, bind_addr, (int)port, 4096, &opt);
     if (rc < 0)
@@ -989,6 +1003,10 @@ int main(int argc, char **argv) {
     if (rc == 0)
         rc = add_contexts(srv, &a);
     if (rc == 0 && cert) {
+        /* The HTTPS port is HttpArena's HTTP/1.1-over-TLS one (json-tls, static-tls): it
+         * does not offer h2 (8443 does). */
+        tachy_options o1 = opt;
+        o1.http2 = 0;
         rc = tachy_tls_config_create(&cfg);
         if (rc == 0)
             rc = tachy_tls_config_load_pem_files(cfg, cert, key, NULL);
@@ -996,18 +1014,40 @@ int main(int argc, char **argv) {
         if (rc == 0)
             rc = tachy_tls_config_set_ciphers(cfg, "ECDHE+AESGCM:ECDHE+CHACHA20", NULL);
         if (rc == 0)
-            rc = tachy_https_server_create(&tls, bind_addr, (int)tls_port, 4096, &opt, cfg);
+            rc = tachy_https_server_create(&tls, bind_addr, (int)tls_port, 4096, &o1, cfg);
         if (rc < 0)
             tls = NULL;
         if (rc == 0)
             rc = add_contexts(tls, &a);
+        if (rc == 0 && h2_port >= 0) { /* the same routes; ALPN chooses h2 (or http/1.1) */
+            rc = tachy_https_server_create(&h2, bind_addr, (int)h2_port, 4096, &opt, cfg);
+            if (rc < 0)
+                h2 = NULL;
+            if (rc == 0)
+                rc = add_contexts(h2, &a);
+        }
+    }
+    if (rc == 0 && h2c_port >= 0) {
+        tachy_options o2 = opt;
+        o2.http2 = TACHY_HTTP2_PRIOR | TACHY_HTTP2_ONLY;
+        rc = tachy_server_create(&h2c, bind_addr, (int)h2c_port, 4096, &o2);
+        if (rc < 0)
+            h2c = NULL;
+        if (rc == 0)
+            rc = add_contexts(h2c, &a);
     }
     if (rc == 0)
         rc = tachy_server_start(srv);
     if (rc == 0 && tls)
         rc = tachy_server_start(tls);
+    if (rc == 0 && h2)
+        rc = tachy_server_start(h2);
+    if (rc == 0 && h2c)
+        rc = tachy_server_start(h2c);
     if (rc < 0) {
         fprintf(stderr, "tachy-arena: %s\n", tachy_strerror(rc));
+        tachy_server_destroy(h2c);
+        tachy_server_destroy(h2);
         tachy_server_destroy(tls);
         tachy_server_destroy(srv);
         tachy_tls_config_free(cfg);
@@ -1022,6 +1062,14 @@ int main(int argc, char **argv) {
         tachy_server_address(tls, host, sizeof host, &bound);
         printf("listening on https://%s:%d/\n", host, bound);
     }
+    if (h2) {
+        tachy_server_address(h2, host, sizeof host, &bound);
+        printf("listening on h2://%s:%d/\n", host, bound);
+    }
+    if (h2c) {
+        tachy_server_address(h2c, host, sizeof host, &bound);
+        printf("listening on h2c://%s:%d/\n", host, bound);
+    }
     fflush(stdout);
 
     demo_wait_stop(&stop_set);
@@ -1030,6 +1078,12 @@ int main(int argc, char **argv) {
     tachy_server_stop(srv, 0);
     if (tls)
         tachy_server_stop(tls, 0);
+    if (h2)
+        tachy_server_stop(h2, 0);
+    if (h2c)
+        tachy_server_stop(h2c, 0);
+    tachy_server_destroy(h2c);
+    tachy_server_destroy(h2);
     tachy_server_destroy(tls);
     tachy_server_destroy(srv);
     tachy_tls_config_free(cfg);

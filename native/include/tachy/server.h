@@ -210,7 +210,11 @@ typedef struct tachy_options {
      *                           preface (h2c with prior knowledge, RFC 9113 3.3)
      *   TACHY_HTTP2_UPGRADE     on a plain server, "Upgrade: h2c" on a request without a body
      *                           (RFC 7540 3.2): 101, then its answer comes on stream 1
-     * The default is all three (TACHY_HTTP2_ALL); 0 = HTTP/1.1 only (the Java provider's
+     *   TACHY_HTTP2_ONLY        with the others: HTTP/2 alone - a plain connection that
+     *                           does not start with the preface, or a TLS one that did
+     *                           not choose "h2", is answered 505 and closed (HttpArena's
+     *                           h2c port)
+     * The default is the first three (TACHY_HTTP2_ALL); 0 = HTTP/1.1 only (the Java provider's
      * default: -Dtachy.http2=true opens them). Each stream is an exchange; where libnghttp2
      * cannot be loaded the server speaks HTTP/1.1 alone and says so once on stderr.
      */
@@ -230,7 +234,8 @@ enum tachy_http2 {
     TACHY_HTTP2_TLS = 1,
     TACHY_HTTP2_PRIOR = 2,
     TACHY_HTTP2_UPGRADE = 4,
-    TACHY_HTTP2_ALL = 7
+    TACHY_HTTP2_ALL = 7,
+    TACHY_HTTP2_ONLY = 8
 };
 
 /* tachy_options.context_match */

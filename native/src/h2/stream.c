@@ -130,6 +130,9 @@ static const tachy__exchange_ops stream_ops;
  * head any more). 0, or the status to answer instead (400, 431, 500). */
 static int begin(tachy__h2_stream *s) {
     tachy__conn *c = s->h2->c;
+    s->ex.conn = c; /* (a refused head is answered through the seam too) */
+    s->ex.ops = &stream_ops;
+    s->ex.rsp_code = -1;
     if (s->too_big)
         return 431;
     if (!s->has_method || !s->has_path)

@@ -221,6 +221,14 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
             h2 = h2_preface_check(c, avail);
             if (h2 > 0)
                 return closer ? TACHY__CONN_NEXT_POOL : TACHY__CONN_NEXT_H2;
+            if (h2 == 0 && avail && (o->http2 & TACHY_HTTP2_ONLY)) {
+                /* HTTP/2 alone (tachy_options.http2): an HTTP/1.1 client is refused. */
+                if (closer)
+                    return TACHY__CONN_NEXT_POOL;
+                tachy__response_reject(c, 505, "HTTP/2 only");
+                graceful = 1;
+                goto close;
+            }
         }
         if (avail && h2 == 0) { /* (h2 < 0: parse nothing, read the rest of the preface) */
             req.headers = c->refs;
