@@ -41,6 +41,10 @@ struct tachy__h2 {
     tachy__h2_stream *ready;  /* (mu) request heads complete, not yet queued (tail first) */
     tachy__h2_stream *dead_list; /* (mu) streams to free once mu is released */
     tachy__h2_stream *all;    /* (mu) every stream struct alive (all_prev / all_next) */
+    tachy__h2_stream *pool;   /* (mu) structs of ended streams, for the next ones: a
+                                 stream's memory is allocated once per connection, not per
+                                 request */
+    int npool;                /* (mu) */
     int continuations;        /* (mu) CONTINUATION frames of the header block being read */
     long rst_second;          /* (mu) the second the client's resets are being counted in */
     int rst_count;            /* (mu) ... and how many there were */
@@ -54,34 +58,41 @@ struct tachy__h2 {
 };
 
 struct tachy__h2_stream {
+    /* Kept when the struct is reused for another stream of its connection (h2->pool): the
+     * exchange's reusable memory (tachy__exchange_end keeps it), the condition variable and
+     * the buffers' and arrays' capacity. */
     tachy_exchange ex;        /* the stream's exchange (ex.ops = the stream seam) */
+    pthread_cond_t cond;      /* (mu) body bytes came, output drained, the stream closed */
+    tachy__buf hbuf;          /* header bytes: pseudo-header values, then name/value pairs
+                                 (after the exchange began: scratch for the response head) */
+    tachy__buf in;            /* (mu) request body bytes not yet read by the handler */
+    tachy__buf out;           /* (mu) response body bytes not yet in DATA frames */
+    size_t *hoff;             /* per header: name offset, name length, value offset, length */
+    size_t hcap;
+    tachy__header_ref *refs_arr; /* the exchange's field references (ex.lazy) */
+    size_t refs_cap;
+    nghttp2_nv *nv;           /* the response head's fields (st_head) */
+    size_t nv_cap;
+    /* Everything from h2 on is reset for each stream. */
     tachy__h2 *h2;
     int32_t id;
     int refs;                 /* (mu) nghttp2's (until its stream closes) + the exchange's
                                  (from the complete head until the job or closer ends) */
     tachy__job job;
-    pthread_cond_t cond;      /* (mu) body bytes came, output drained, the stream closed */
-    tachy__h2_stream *next;   /* (mu) h2->ready or h2->dead_list */
+    tachy__h2_stream *next;   /* (mu) h2->ready, h2->dead_list or h2->pool */
     tachy__h2_stream *all_prev, *all_next; /* (mu) h2->all */
     /* the request head, filled by nghttp2's callbacks (the owner of c), read by the job */
-    tachy__buf hbuf;          /* header bytes: pseudo-header values, then name/value pairs */
     size_t method_off, method_len, path_off, path_len, auth_off, auth_len;
     int has_method, has_path, has_auth, has_host, expect_100;
-    size_t *hoff;             /* per header: name offset, name length, value offset, length */
-    size_t nh, hcap;
+    size_t nh;
     size_t hsize;             /* header list size as RFC 9113 6.5.2 counts it */
     int too_big;              /* over max_req_header_size / max_req_headers: answered 431 */
     int64_t content_length;   /* -1: none */
     int trailers;             /* a second header block (trailers) is being read: ignored */
     int head_done;            /* (mu) the request head is complete */
     int begun;                /* the exchange was begun (tachy__exchange_begin) */
-    tachy__header_ref *refs_arr; /* the exchange's field references (ex.lazy) */
-    /* request body */
-    tachy__buf in;            /* (mu) bytes not yet read by the handler */
     int in_eof;               /* (mu) END_STREAM came */
     int discard;              /* (mu) the body was closed: bytes are dropped as they come */
-    /* response */
-    tachy__buf out;           /* (mu) body bytes not yet in DATA frames */
     int out_eof;              /* (mu) the body is complete */
     int out_deferred;         /* (mu) the data source said DEFERRED: resume it on more */
     int ng_closed;            /* (mu) nghttp2 closed the stream (both ends, or a reset) */
@@ -127,7 +138,10 @@ void tachy__h2_dispatch(tachy__h2 *h2);
 /* The data source of a stream's response body (nghttp2_data_source_read_callback). */
 ssize_t tachy__h2_stream_read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
                                    uint32_t *flags, nghttp2_data_source *src, void *user);
-/* Frees s (refs reached 0). mu not held. */
+/* s ended (refs reached 0): its exchange ends, and the struct goes to h2->pool (or is
+ * freed). mu not held. */
 void tachy__h2_stream_free(tachy__h2_stream *s);
+/* Frees the structs of h2->pool (the connection is closing). */
+void tachy__h2_pool_free(tachy__h2 *h2);
 
 #endif

@@ -628,6 +628,7 @@ void tachy__h2_free(tachy__conn *c) {
     tachy__h2_reap(h2);
     NG(nghttp2_session_del)(h2->ng);
     tachy__h2_reap(h2); /* (deleting the session closes no stream through callbacks) */
+    tachy__h2_pool_free(h2);
     pthread_mutex_destroy(&h2->mu);
     pthread_mutex_destroy(&h2->xp_lock);
     pthread_cond_destroy(&h2->send_cond);

@@ -27,17 +27,28 @@
 /* ---- the request head ------------------------------------------------------------------ */
 
 tachy__h2_stream *tachy__h2_stream_new(tachy__h2 *h2, int32_t id) {
-    tachy__h2_stream *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
+    tachy__h2_stream *s = h2->pool;
+    if (s) {
+        h2->pool = s->next;
+        h2->npool--;
+    } else {
+        s = calloc(1, sizeof *s);
+        if (!s)
+            return NULL;
+        pthread_cond_init(&s->cond, NULL);
+    }
+    memset(&s->h2, 0, sizeof *s - offsetof(tachy__h2_stream, h2));
+    tachy__buf_reset(&s->hbuf);
+    tachy__buf_reset(&s->in);
+    tachy__buf_reset(&s->out);
     s->h2 = h2;
     s->id = id;
     s->refs = 1; /* nghttp2's, until on_stream_close */
     s->content_length = -1;
-    pthread_cond_init(&s->cond, NULL);
     if (NG(nghttp2_session_set_stream_user_data)(h2->ng, id, s) != 0 && id != 1) {
-        pthread_cond_destroy(&s->cond);
-        free(s);
+        s->next = h2->pool; /* (back, unused) */
+        h2->pool = s;
+        h2->npool++;
         return NULL;
     }
     s->all_next = h2->all;
@@ -147,9 +158,13 @@ static int begin(tachy__h2_stream *s) {
         h[0] = (size_t)noff, h[1] = 4, h[2] = (size_t)voff, h[3] = s->auth_len;
         s->nh++;
     }
-    s->refs_arr = malloc((s->nh ? s->nh : 1) * sizeof *s->refs_arr);
-    if (!s->refs_arr)
-        return 500;
+    if (s->nh > s->refs_cap) {
+        tachy__header_ref *r = realloc(s->refs_arr, s->nh * sizeof *r);
+        if (!r)
+            return 500;
+        s->refs_arr = r;
+        s->refs_cap = s->nh;
+    }
     for (size_t i = 0; i < s->nh; i++) {
         const size_t *h = &s->hoff[i * 4];
         s->refs_arr[i].name = (tachy__str){s->hbuf.data + h[0], h[1]};
@@ -347,12 +362,6 @@ static int st_head(tachy_exchange *ex, int code, int64_t content_length, int end
                    tachy__field_next next, void *src) {
     tachy__h2_stream *s = S(ex);
     tachy__h2 *h2 = s->h2;
-    /* The names lower-cased (RFC 9113 8.2.1) into one buffer; values as they are (nghttp2
-     * copies both). */
-    nghttp2_nv stack_nv[32];
-    nghttp2_nv *nv = stack_nv;
-    size_t nnv = 0, cap = 32;
-    tachy__buf names = {0};
     char status[4] = {(char)('0' + code / 100 % 10), (char)('0' + code / 10 % 10),
                       (char)('0' + code % 10), 0};
     char date[TACHY__DATE_LEN + 1];
@@ -361,70 +370,68 @@ static int st_head(tachy_exchange *ex, int code, int64_t content_length, int end
     size_t cll = 0;
     if (content_length >= 0)
         cll = tachy__format_u64(cl, (uint64_t)content_length);
-    /* First pass: the handler's fields, names lower-cased in `names` (offsets for now). */
+    /* The fields: names lower-cased (RFC 9113 8.2.1) into hbuf (the request head's bytes,
+     * which the exchange copied when it began: free to reuse), values as they are; nghttp2
+     * copies both. A name is an offset into hbuf until hbuf stops growing. */
+    tachy__buf *names = &s->hbuf;
+    tachy__buf_reset(names);
+    size_t n = 0;
+    int rc = 0;
+#define NV_ADD(nm, nl, v, vl)                                                                    \
+    do {                                                                                       \
+        if (n == s->nv_cap) {                                                                  \
+            size_t cap = s->nv_cap ? s->nv_cap * 2 : 16;                                       \
+            nghttp2_nv *g = realloc(s->nv, cap * sizeof *g);                                   \
+            if (!g) {                                                                          \
+                rc = TACHY_ENOMEM;                                                             \
+                break;                                                                         \
+            }                                                                                  \
+            s->nv = g;                                                                         \
+            s->nv_cap = cap;                                                                   \
+        }                                                                                      \
+        s->nv[n++] = (nghttp2_nv){(uint8_t *)(nm), (uint8_t *)(v), (nl), (vl),                 \
+                                  NGHTTP2_NV_FLAG_NONE};                                       \
+    } while (0)
+    NV_ADD(":status", 7, status, 3);
+    NV_ADD("date", 4, date, TACHY__DATE_LEN);
+    size_t first = n; /* the handler's fields start here (names as offsets) */
     size_t nl, vl;
     const char *name, *value;
-    int rc = 0;
-    size_t nfields = 0;
-    size_t *fo = NULL; /* per field: name offset in names, value pointer as uintptr, length */
-    size_t focap = 0;
-    while (next(src, &name, &nl, &value, &vl)) {
+    while (rc == 0 && next(src, &name, &nl, &value, &vl)) {
         if ((nl == 4 && strncasecmp(name, "date", 4) == 0) ||
-            (nl == 14 && strncasecmp(name, "content-length", 14) == 0 && (content_length >= 0 || !end)) ||
+            (nl == 14 && strncasecmp(name, "content-length", 14) == 0 &&
+             (content_length >= 0 || !end)) ||
             connection_specific(name, nl))
             continue; /* tachy's own, or the hop's */
-        if (nfields == focap) {
-            focap = focap ? focap * 2 : 16;
-            size_t *n2 = realloc(fo, focap * 4 * sizeof *n2);
-            if (!n2) {
-                rc = TACHY_ENOMEM;
-                break;
-            }
-            fo = n2;
-        }
-        size_t off = names.len;
-        if (tachy__buf_append(&names, name, nl) < 0) {
+        size_t off = names->len;
+        if (tachy__buf_append(names, name, nl) < 0) {
             rc = TACHY_ENOMEM;
             break;
         }
         for (size_t i = 0; i < nl; i++) {
-            char ch = names.data[off + i];
+            char ch = names->data[off + i];
             if (ch >= 'A' && ch <= 'Z')
-                names.data[off + i] = (char)(ch + 32);
+                names->data[off + i] = (char)(ch + 32);
         }
-        size_t *f = &fo[nfields * 4];
-        f[0] = off, f[1] = nl, f[2] = (size_t)(uintptr_t)value, f[3] = vl;
-        nfields++;
+        NV_ADD((uintptr_t)off, nl, value, vl);
     }
-    if (rc == 0 && nfields + 3 > cap) {
-        cap = nfields + 3;
-        nv = malloc(cap * sizeof *nv);
-        if (!nv)
-            rc = TACHY_ENOMEM;
-    }
+    if (rc == 0 && content_length >= 0)
+        NV_ADD("content-length", 14, cl, cll);
+#undef NV_ADD
+    size_t last = content_length >= 0 ? n - 1 : n;
+    for (size_t i = first; rc == 0 && i < last; i++)
+        s->nv[i].name = (uint8_t *)names->data + (uintptr_t)s->nv[i].name;
     if (rc == 0) {
-        nv[nnv++] = NV(":status", 7, status, 3);
-        nv[nnv++] = NV("date", 4, date, TACHY__DATE_LEN);
-        for (size_t i = 0; i < nfields; i++) {
-            size_t *f = &fo[i * 4];
-            nv[nnv++] = NV(names.data + f[0], f[1], (const char *)(uintptr_t)f[2], f[3]);
-        }
-        if (content_length >= 0)
-            nv[nnv++] = NV("content-length", 14, cl, cll);
         pthread_mutex_lock(&h2->mu);
         if (s->ng_closed || h2->dead) {
             rc = TACHY_EPEERCLOSED; /* the client reset the stream, or left */
         } else {
             nghttp2_data_provider prd = {{.ptr = s}, tachy__h2_stream_read_body};
-            if (NG(nghttp2_submit_response)(h2->ng, s->id, nv, nnv, end ? NULL : &prd) != 0)
+            if (NG(nghttp2_submit_response)(h2->ng, s->id, s->nv, n, end ? NULL : &prd) != 0)
                 rc = TACHY_EPROTO;
         }
         pthread_mutex_unlock(&h2->mu);
     }
-    if (nv != stack_nv)
-        free(nv);
-    free(fo);
-    tachy__buf_free(&names);
     if (rc < 0)
         return rc;
     /* A response without a body is complete; a streamed one shows its head now (as the
@@ -601,16 +608,23 @@ static const tachy__exchange_ops stream_ops = {
 
 /* ---- the end of a stream ------------------------------------------------------------------ */
 
-void tachy__h2_stream_free(tachy__h2_stream *s) {
-    tachy__h2 *h2 = s->h2;
-    if (s->begun)
-        tachy__exchange_free(&s->ex); /* the exchange's end: metrics, context, strings */
+static void stream_release_memory(tachy__h2_stream *s) {
+    tachy__exchange_free(&s->ex);
     tachy__buf_free(&s->hbuf);
     tachy__buf_free(&s->in);
     tachy__buf_free(&s->out);
     free(s->hoff);
     free(s->refs_arr);
+    free(s->nv);
     pthread_cond_destroy(&s->cond);
+    free(s);
+}
+
+void tachy__h2_stream_free(tachy__h2_stream *s) {
+    tachy__h2 *h2 = s->h2;
+    /* Metrics and the access log (a begun exchange), the context; the memory is kept, and
+     * a head refused before its exchange began is reset all the same. */
+    tachy__exchange_end(&s->ex);
     pthread_mutex_lock(&h2->mu);
     if (s->all_prev)
         s->all_prev->all_next = s->all_next;
@@ -619,8 +633,16 @@ void tachy__h2_stream_free(tachy__h2_stream *s) {
     if (s->all_next)
         s->all_next->all_prev = s->all_prev;
     int requeue = --h2->nstreams == 0 && h2->held;
+    int keep = !h2->dead && h2->npool < 32 && s->out.cap <= 256 * 1024 &&
+               s->in.cap <= 256 * 1024;
+    if (keep) {
+        s->next = h2->pool;
+        h2->pool = s;
+        h2->npool++;
+    }
     pthread_mutex_unlock(&h2->mu);
-    free(s);
+    if (!keep)
+        stream_release_memory(s);
     if (requeue) {
         /* The connection was held for its streams' exchanges (session.c): it is ours to
          * give back to the loop, which closes it. */
@@ -628,4 +650,13 @@ void tachy__h2_stream_free(tachy__h2_stream *s) {
         srv->loop_requeue(h2->c);
         tachy__server_release(srv);
     }
+}
+
+void tachy__h2_pool_free(tachy__h2 *h2) {
+    while (h2->pool) {
+        tachy__h2_stream *s = h2->pool;
+        h2->pool = s->next;
+        stream_release_memory(s);
+    }
+    h2->npool = 0;
 }
