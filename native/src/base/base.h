@@ -95,6 +95,11 @@ void tachy__buf_free(tachy__buf *b);
 /* Writes the current time as an RFC 9110 IMF-fixdate (exactly 29 chars + NUL) into out.
  * The formatted string is cached per thread and recomputed once a second. Any thread. */
 void tachy__date_now(char out[TACHY__DATE_LEN + 1]);
+/* The same, for HTTP/2 (h2/stream.c): a call site of its own, so that HTTP/1.1's response
+ * head (http/response.c) stays tachy__date_now's only one and link-time optimisation keeps
+ * inlining it there (GCC inlines a function called once; measured by callgrind: 28
+ * instructions per keep-alive request). */
+void tachy__date_now_h2(char out[TACHY__DATE_LEN + 1]);
 /* Formats t (seconds since the epoch) into out; pure. */
 void tachy__date_format(int64_t t, char out[TACHY__DATE_LEN + 1]);
 

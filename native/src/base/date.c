@@ -89,11 +89,19 @@ static _Thread_local char tachy__date_cached[TACHY__DATE_LEN + 1];
 
 /* Writes the current time into out, reformatting at most once per second per thread.
  * time() is a vDSO call on Linux, so checking the second costs no syscall. Any thread. */
-void tachy__date_now(char out[TACHY__DATE_LEN + 1]) {
+static inline void date_now(char out[TACHY__DATE_LEN + 1]) {
     time_t now = time(NULL);
     if (now != tachy__date_cached_sec) {
         tachy__date_format((int64_t)now, tachy__date_cached);
         tachy__date_cached_sec = now;
     }
     memcpy(out, tachy__date_cached, TACHY__DATE_LEN + 1);
+}
+
+void tachy__date_now(char out[TACHY__DATE_LEN + 1]) {
+    date_now(out);
+}
+
+void tachy__date_now_h2(char out[TACHY__DATE_LEN + 1]) {
+    date_now(out);
 }

@@ -365,7 +365,7 @@ static int st_head(tachy_exchange *ex, int code, int64_t content_length, int end
     char status[4] = {(char)('0' + code / 100 % 10), (char)('0' + code / 10 % 10),
                       (char)('0' + code % 10), 0};
     char date[TACHY__DATE_LEN + 1];
-    tachy__date_now(date);
+    tachy__date_now_h2(date);
     char cl[24];
     size_t cll = 0;
     if (content_length >= 0)

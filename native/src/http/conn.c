@@ -75,7 +75,7 @@ static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 /* Before the first request: does c switch to HTTP/2 (tachy_options.http2)? 1 yes (ALPN
  * chose "h2", or rbuf starts with the preface on a plain connection), 0 no, -1 not known
  * yet (rbuf holds the preface's beginning: wait for more bytes). */
-static int h2_preface_check(const tachy__conn *c, size_t avail) {
+__attribute__((cold, noinline)) static int h2_preface_check(const tachy__conn *c, size_t avail) {
     if (c->alpn_h2)
         return 1;
     if (c->xp || !(c->srv->opt.http2 & TACHY_HTTP2_PRIOR) || avail == 0)
@@ -86,13 +86,25 @@ static int h2_preface_check(const tachy__conn *c, size_t avail) {
     return n == sizeof h2_preface - 1 ? 1 : -1;
 }
 
+/* tachy__conn_run's first look at a connection's bytes when it may switch to HTTP/2:
+ * H2_SWITCH, H2_WAIT (the preface's beginning: read on, parse nothing), H2_REFUSE
+ * (TACHY_HTTP2_ONLY and not the preface) or 0 (HTTP/1.1). Out of line (cold): it runs
+ * once per connection, at most. */
+enum { H2_SWITCH = 1, H2_WAIT = -1, H2_REFUSE = 2 };
+__attribute__((cold, noinline)) static int h2_first_bytes(const tachy__conn *c, size_t avail) {
+    int h2 = h2_preface_check(c, avail);
+    if (h2 == 0 && avail && (c->srv->opt.http2 & TACHY_HTTP2_ONLY))
+        return H2_REFUSE;
+    return h2 > 0 ? H2_SWITCH : h2 < 0 ? H2_WAIT : 0;
+}
+
 /* A first request line that is no HTTP at all, on a port that takes HTTP/2 with prior
  * knowledge: three words, the third not "HTTP/..." - the shape of a mangled HTTP/2 preface
  * ("PRI * HTTP/2.0" is the real one), which RFC 9113 3.4 says to answer by closing the
  * connection. It is closed unanswered; anything else malformed (one word, a bad target,
  * "HTTP/2.0" as an HTTP/1 version) is an HTTP/1.1 client's and gets its 400 or 505 as
  * the JDK answers it. */
-static int not_http(const tachy__conn *c, size_t avail) {
+__attribute__((cold, noinline)) static int not_http(const tachy__conn *c, size_t avail) {
     if (c->served || c->xp || !c->srv->h2_ok || !(c->srv->opt.http2 & TACHY_HTTP2_PRIOR))
         return 0;
     const char *p = c->rbuf.data + c->rbuf.off;
@@ -134,7 +146,7 @@ static int has_token(const char *s, size_t n, const char *tok) {
  * connection, "Connection: upgrade", exactly one HTTP2-Settings field, and no body (its
  * answer comes on stream 1 once the connection speaks HTTP/2, and a body would have to be
  * read as HTTP/1.1 first: such a request is served as HTTP/1.1, the upgrade ignored). */
-static int h2c_upgrade(const tachy__conn *c, const tachy__request *req, const tachy__framing *fr) {
+__attribute__((cold, noinline)) static int h2c_upgrade(const tachy__conn *c, const tachy__request *req, const tachy__framing *fr) {
     if (!fr->upgrade || c->xp || !(c->srv->opt.http2 & TACHY_HTTP2_UPGRADE) || fr->chunked ||
         fr->content_length > 0)
         return 0;
@@ -218,10 +230,10 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
         int h2 = 0;
         if (__builtin_expect(c->served == 0 && c->srv->h2_ok, 0)) {
             /* HTTP/2 (h2/): the loop switches codecs; nothing of rbuf is consumed. */
-            h2 = h2_preface_check(c, avail);
-            if (h2 > 0)
+            h2 = h2_first_bytes(c, avail);
+            if (h2 == H2_SWITCH)
                 return closer ? TACHY__CONN_NEXT_POOL : TACHY__CONN_NEXT_H2;
-            if (h2 == 0 && avail && (o->http2 & TACHY_HTTP2_ONLY)) {
+            if (h2 == H2_REFUSE) {
                 /* HTTP/2 alone (tachy_options.http2): an HTTP/1.1 client is refused. */
                 if (closer)
                     return TACHY__CONN_NEXT_POOL;
@@ -230,7 +242,7 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
                 goto close;
             }
         }
-        if (avail && h2 == 0) { /* (h2 < 0: parse nothing, read the rest of the preface) */
+        if (avail && h2 == 0) { /* (H2_WAIT: parse nothing, read the rest of the preface) */
             req.headers = c->refs;
             req.num_headers = c->refs_cap;
             r = tachy__parse_request(c->rbuf.data + c->rbuf.off, avail, &req, &lim, &perr);
