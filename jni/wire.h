@@ -62,7 +62,9 @@
     X(JDK_HEADER_RULES, o.jdk_header_rules, int)                                             \
     X(CONTEXT_MATCH, o.context_match, int)                                                   \
     X(PROXY_PROTOCOL, o.proxy_protocol, int)                                                 \
-    X(REUSEPORT, o.reuseport, int)
+    X(REUSEPORT, o.reuseport, int)                                                           \
+    X(HTTP2, o.http2, int)                                                                   \
+    X(H2_MAX_STREAMS, o.h2_max_streams, int)
 
 #define TACHY_WIRE__OPT_ENUM(name, member, type) TACHY_JNI_OPT_##name,
 enum { TACHY_WIRE_OPTIONS(TACHY_WIRE__OPT_ENUM) TACHY_JNI_OPT_COUNT };

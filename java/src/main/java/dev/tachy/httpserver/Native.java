@@ -75,7 +75,12 @@ final class Native {
     static final int OPT_CONTEXT_MATCH = 14; /* tachy_options.context_match (CONTEXT_MATCH_*) */
     static final int OPT_PROXY_PROTOCOL = 15; /* tachy_options.proxy_protocol (tachy.proxyProtocol) */
     static final int OPT_REUSEPORT = 16; /* tachy_options.reuseport (tachy.reuseport) */
-    static final int OPT_COUNT = 17;
+    static final int OPT_HTTP2 = 17; /* tachy_options.http2 (HTTP2_*; tachy.http2, TachyServer) */
+    static final int OPT_H2_MAX_STREAMS = 18; /* tachy_options.h2_max_streams (tachy.h2MaxStreams) */
+    static final int OPT_COUNT = 19;
+    /** tachy_options.http2: TACHY_HTTP2_ALL (h2 by ALPN, h2c by prior knowledge and by
+     * Upgrade: h2c); 0 = HTTP/1.1 only, the provider's default. */
+    static final int HTTP2_ALL = 7;
     /** tachy_options.context_match: TACHY_CONTEXT_MATCH_PATH_PREFIX / _STRING_PREFIX. */
     static final int CONTEXT_MATCH_PATH_PREFIX = 0;
     static final int CONTEXT_MATCH_STRING_PREFIX = 1;

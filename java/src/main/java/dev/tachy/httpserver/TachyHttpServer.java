@@ -106,14 +106,15 @@ public final class TachyHttpServer extends HttpServer {
     };
 
     TachyHttpServer(InetSocketAddress addr, int backlog) throws IOException {
-        this(null, addr, backlog);
+        this(null, addr, backlog, ServerConfig.options());
     }
 
-    /** owner: the server handed to users (an HttpsServer wrapping this one), or null = this. */
-    TachyHttpServer(HttpServer owner, InetSocketAddress addr, int backlog) throws IOException {
+    /** owner: the server handed to users (an HttpsServer wrapping this one), or null = this;
+     * options: ServerConfig.options' array for it. */
+    TachyHttpServer(HttpServer owner, InetSocketAddress addr, int backlog, long[] options) throws IOException {
         this.owner = owner == null ? this : owner;
         String trusted = ServerConfig.proxyTrusted();
-        long h = Native.serverCreateTrusting(ServerConfig.options(), trusted);
+        long h = Native.serverCreateTrusting(options, trusted);
         if (h == Native.EINVAL && trusted != null) {
             throw new IllegalArgumentException("tachy: -Dtachy.proxyTrusted=" + trusted
                     + ": not a list of addresses or networks (e.g. 127.0.0.1, 10.0.0.0/8, fd00::/8;"

@@ -91,8 +91,13 @@ public final class TachyHttpsServer extends HttpsServer {
     private boolean warnFallback;
 
     TachyHttpsServer(InetSocketAddress addr, int backlog) throws IOException {
+        this(addr, backlog, ServerConfig.options());
+    }
+
+    /** options: ServerConfig.options' array for the tachy server under this one. */
+    TachyHttpsServer(InetSocketAddress addr, int backlog, long[] options) throws IOException {
         this.backlog = backlog;
-        this.tachy = new TachyHttpServer(this, addr, backlog);
+        this.tachy = new TachyHttpServer(this, addr, backlog, options);
     }
 
     /** The tachy server under this one (TachyMetrics reads its counters). */
