@@ -211,6 +211,11 @@ public final class TachyHttpServer extends HttpServer {
                 // -Dtachy.metrics=PATH (TachyHttpsServer does it in its own start)
                 TachyMetrics.mountConfigured(this, this);
             }
+            if (executor != null) {
+                // Offload's classes loaded here, not first by many virtual threads at once
+                // (a virtual thread waiting for another's class load pins its carrier).
+                TachyHttpExchange.warmOffload();
+            }
             // No executor: handlers run on the connection threads, which are then non-daemon
             // threads like the JDK's dispatcher (issue 15 item 4).
             int rc = Native.serverStart(handle(), executor != null);
