@@ -116,7 +116,8 @@ class Http2Test {
             ex.getResponseHeaders().add("x-proto", ex.getProtocol());
             ex.getResponseHeaders().add("x-host", String.valueOf(ex.getRequestHeaders().getFirst("Host")));
             ex.getResponseHeaders().add("x-port", String.valueOf(ex.getRemoteAddress().getPort()));
-            ex.getResponseHeaders().add("x-https", String.valueOf(ex instanceof HttpsExchange));
+            ex.getResponseHeaders().add("x-https", ex instanceof HttpsExchange
+                    ? ((HttpsExchange) ex).getSSLSession().getProtocol() : "plain");
             ex.sendResponseHeaders(200, in.length == 0 ? -1 : in.length);
             try (OutputStream out = ex.getResponseBody()) {
                 out.write(in);
@@ -149,6 +150,13 @@ class Http2Test {
                     out.flush();
                 }
             }
+        });
+        s.createContext("/hop", ex -> {
+            // connection-specific fields a handler may set (RFC 9113 8.2.2): never on h2
+            ex.getResponseHeaders().add("Connection", "close");
+            ex.getResponseHeaders().add("Keep-Alive", "timeout=5");
+            ex.getResponseHeaders().add("Upgrade", "foo");
+            TestSupport.respond(ex, 200, "hop");
         });
         s.createContext("/none", ex -> {
             ex.sendResponseHeaders(200, -1);
@@ -203,7 +211,20 @@ class Http2Test {
         assertEquals(200, r.statusCode());
         assertEquals(version, r.version());
         assertArrayEquals(big, r.body(), "1 MiB POST echoed");
+        assertEquals(authority, r.headers().firstValue("x-host").orElse(null), "Host on a later request");
 
+        r = send(c, HttpRequest.newBuilder(URI.create(base + "/echo")).expectContinue(true)
+                .POST(HttpRequest.BodyPublishers.ofString("continued")));
+        assertEquals(200, r.statusCode());
+        assertEquals("continued", text(r), "Expect: 100-continue");
+
+        r = send(c, HttpRequest.newBuilder(URI.create(base + "/hop")));
+        assertEquals("hop", text(r));
+        if (version == HttpClient.Version.HTTP_2) {
+            assertFalse(r.headers().firstValue("connection").isPresent(), r.headers().map().toString());
+            assertFalse(r.headers().firstValue("keep-alive").isPresent(), r.headers().map().toString());
+            assertFalse(r.headers().firstValue("upgrade").isPresent(), r.headers().map().toString());
+        }
         r = send(c, HttpRequest.newBuilder(URI.create(base + "/fixed")));
         assertEquals("fixed", text(r));
         assertEquals("5", r.headers().firstValue("content-length").orElse(null));
@@ -246,7 +267,7 @@ class Http2Test {
             HttpClient c = client();
             String base = "http://127.0.0.1:" + s.getAddress().getPort();
             observe(c, base, "HTTP/2.0", HttpClient.Version.HTTP_2);
-            assertEquals(2, filtered.get());
+            assertEquals(3, filtered.get(), "the filter ran for each /echo");
             assertEquals(1, accepted(s), "every request on the one h2c connection");
         } finally {
             s.stop(0);
@@ -271,7 +292,8 @@ class Http2Test {
             String base = "https://127.0.0.1:" + s.getAddress().getPort();
             observe(c, base, "HTTP/2.0", HttpClient.Version.HTTP_2);
             HttpResponse<byte[]> r = send(c, HttpRequest.newBuilder(URI.create(base + "/echo")));
-            assertEquals("true", r.headers().firstValue("x-https").orElse(null), "an HttpsExchange");
+            assertTrue(r.headers().firstValue("x-https").orElse("").startsWith("TLSv1."),
+                    "an HttpsExchange with its SSLSession: " + r.headers().map());
             assertEquals(1, accepted(((TachyHttpsServer) s).tachy()), "one TLS connection");
         } finally {
             s.stop(0);
