@@ -158,6 +158,10 @@ class Http2Test {
             ex.getResponseHeaders().add("Upgrade", "foo");
             TestSupport.respond(ex, 200, "hop");
         });
+        s.createContext("/te", ex -> {
+            ex.getResponseHeaders().add("Transfer-Encoding", "chunked"); // (h2 only: see observe)
+            TestSupport.respond(ex, 200, "te");
+        });
         s.createContext("/none", ex -> {
             ex.sendResponseHeaders(200, -1);
             ex.close();
@@ -221,6 +225,9 @@ class Http2Test {
         r = send(c, HttpRequest.newBuilder(URI.create(base + "/hop")));
         assertEquals("hop", text(r));
         if (version == HttpClient.Version.HTTP_2) {
+            HttpResponse<byte[]> te = send(c, HttpRequest.newBuilder(URI.create(base + "/te")));
+            assertEquals("te", text(te));
+            assertFalse(te.headers().firstValue("transfer-encoding").isPresent(), te.headers().map().toString());
             assertFalse(r.headers().firstValue("connection").isPresent(), r.headers().map().toString());
             assertFalse(r.headers().firstValue("keep-alive").isPresent(), r.headers().map().toString());
             assertFalse(r.headers().firstValue("upgrade").isPresent(), r.headers().map().toString());
@@ -439,6 +446,49 @@ class Http2Test {
         boolean known = r.output.contains("KNOWN stop(10)");
         assertTrue(r.output.contains((known ? 11 : 12) + " passed, 0 failed"), r.output);
         assertEquals(0, r.exit, r.output);
+    }
+
+    /**
+     * A handler that throws, or closes without a response, or throws after its head: on
+     * HTTP/1.1 the JDK closes the connection; on h2 only that stream ends (RST_STREAM), and
+     * the connection keeps serving the others.
+     */
+    @Test
+    void aFailingHandlerEndsOnlyItsStream() throws Exception {
+        HttpServer s = h2Server();
+        s.createContext("/throw", ex -> {
+            throw new IllegalStateException("handler fails (expected by the test)");
+        });
+        s.createContext("/silent", ex -> ex.close());
+        s.createContext("/half", ex -> {
+            ex.sendResponseHeaders(200, 100);
+            ex.getResponseBody().write("only part".getBytes(StandardCharsets.US_ASCII));
+            throw new IllegalStateException("fails mid-body (expected by the test)");
+        });
+        s.createContext("/ok", ex -> TestSupport.respond(ex, 200, "ok"));
+        s.start();
+        try {
+            HttpClient c = client();
+            String base = "http://127.0.0.1:" + s.getAddress().getPort();
+            assertEquals("ok", text(send(c, HttpRequest.newBuilder(URI.create(base + "/ok")))));
+            long before = accepted(s);
+            for (String path : new String[] {"/throw", "/silent", "/half"}) {
+                String outcome;
+                try {
+                    HttpResponse<byte[]> r = send(c, HttpRequest.newBuilder(URI.create(base + path)));
+                    outcome = r.statusCode() + " " + text(r);
+                } catch (IOException e) {
+                    outcome = "IOException";
+                }
+                assertEquals("IOException", outcome, path + ": the stream is reset, no answer");
+                HttpResponse<byte[]> r = send(c, HttpRequest.newBuilder(URI.create(base + "/ok")));
+                assertEquals("ok", text(r), "after " + path);
+                assertEquals(HttpClient.Version.HTTP_2, r.version());
+            }
+            assertEquals(before, accepted(s), "the same connection served on");
+        } finally {
+            s.stop(0);
+        }
     }
 
     /** curl with nghttp2, or null. */
