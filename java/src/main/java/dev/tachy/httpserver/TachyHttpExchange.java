@@ -560,6 +560,15 @@ final class TachyHttpExchange extends HttpExchange {
         return live();
     }
 
+    /**
+     * The C tachy_exchange for a call that never blocks (reading its TLS session: TachyHttpsServer),
+     * leaving a lent exchange held: unlike nativeHandle, which lifts the hold for good. 0 once
+     * closed. Any thread.
+     */
+    synchronized long peekHandle() {
+        return handle;
+    }
+
     /** The tachy_exchange* of ex (unwrapping an HTTPS exchange), or 0 when tachy does not
      * serve it: for dev.tachy.httpserver.internal.NativeAccess (the WebSocket upgrade). */
     static long handleOf(HttpExchange ex) throws IOException {

@@ -40,6 +40,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <li>a 1 MiB POST echo;
  * <li>stop(10) with a stream in flight: its answer comes (this client honours GOAWAY's last
  *   stream id from JDK 24 on), and stop returns once it is done;
+ * <li>with args[1] and args[2] (certificate and key PEM files): the same wait over h2 by ALPN
+ *   on tachy's TLS, and on HTTPS with HTTP/1.1;
  * <li>JFR's jdk.VirtualThreadPinned: no event (threshold 0).
  * </ol>
  * Prints one line per check and "N passed, M failed"; exits 0 only if all passed.
@@ -224,6 +226,12 @@ public final class Http2Probe {
             s.stop(0);
             vt.shutdownNow();
         }
+        if (args.length >= 3) {
+            java.nio.file.Path cert = java.nio.file.Paths.get(args[1]);
+            java.nio.file.Path key = java.nio.file.Paths.get(args[2]);
+            tls(cert, key, vt2());
+            tlsHttp11(cert, key, vt2());
+        }
         Thread.sleep(1500); // JFR streams its events about once a second
         jfr.close();
         synchronized (pinned) {
@@ -232,6 +240,158 @@ public final class Http2Probe {
         }
         System.out.println(PinningProbe.passed + " passed, " + PinningProbe.failed + " failed");
         System.exit(PinningProbe.failed == 0 ? 0 : 1);
+    }
+
+    static ExecutorService vt2() throws Exception {
+        return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+    }
+
+    /**
+     * h2 by ALPN on tachy's TLS (certificate and key in PEM files), virtual threads: 100
+     * streams wait for held-back bodies while 20 others on the same connection are answered,
+     * then all echo.
+     */
+    static void tls(java.nio.file.Path cert, java.nio.file.Path key, ExecutorService vt) throws Exception {
+        com.sun.net.httpserver.HttpsServer s = TachyServer.builder().http2(true).h2MaxStreams(512)
+                .createHttpsServer(new InetSocketAddress(TestSupport.LOOPBACK, 0), 0);
+        s.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(TachyTls.fromPem(cert, key)));
+        AtomicInteger waiting = new AtomicInteger();
+        s.createContext("/slow", ex -> {
+            waiting.incrementAndGet();
+            byte[] b = ex.getRequestBody().readAllBytes();
+            TestSupport.respond(ex, 200, "slow " + new String(b, StandardCharsets.ISO_8859_1) + " " + ex.getProtocol());
+        });
+        s.createContext("/fast", ex -> TestSupport.respond(ex, 200, "fast " + ex.getProtocol()));
+        s.setExecutor(vt);
+        s.start();
+        try {
+            javax.net.ssl.SSLContext ctx = trusting(cert);
+            HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).sslContext(ctx).build();
+            String base = "https://127.0.0.1:" + s.getAddress().getPort();
+            HttpResponse<String> first = c.send(HttpRequest.newBuilder(URI.create(base + "/fast")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            CountDownLatch release = new CountDownLatch(1);
+            List<CompletableFuture<HttpResponse<String>>> slows = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                slows.add(c.sendAsync(HttpRequest.newBuilder(URI.create(base + "/slow")).timeout(Duration.ofSeconds(60))
+                        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> held(release))).build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (waiting.get() < 100 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            long worst = 0;
+            int fastOk = 0;
+            for (int i = 0; i < 20; i++) {
+                long t1 = System.nanoTime();
+                try {
+                    if ("fast HTTP/2.0".equals(c.sendAsync(HttpRequest.newBuilder(URI.create(base + "/fast")).build(),
+                            HttpResponse.BodyHandlers.ofString()).get(5, TimeUnit.SECONDS).body())) {
+                        fastOk++;
+                    }
+                } catch (Exception e) {
+                    System.out.println("tls fast: " + e);
+                }
+                worst = Math.max(worst, ms(t1));
+            }
+            release.countDown();
+            int echoed = 0;
+            for (CompletableFuture<HttpResponse<String>> f : slows) {
+                try {
+                    if ("slow x HTTP/2.0".equals(f.get(60, TimeUnit.SECONDS).body())) {
+                        echoed++;
+                    }
+                } catch (Exception e) {
+                    System.out.println("tls slow: " + e);
+                }
+            }
+            check(first.version() == HttpClient.Version.HTTP_2 && waiting.get() == 100 && fastOk == 20 && echoed == 100,
+                    "TLS (h2 by ALPN): " + first.version() + ", 100 streams wait for their bodies (" + waiting.get()
+                    + "), 20 others answered meanwhile (" + fastOk + ", worst " + worst + " ms), then " + echoed
+                    + " echoed");
+        } finally {
+            s.stop(0);
+            vt.shutdownNow();
+        }
+    }
+
+    /** An SSLContext trusting the certificate in cert (PEM). */
+    static javax.net.ssl.SSLContext trusting(java.nio.file.Path cert) throws Exception {
+        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        try (InputStream in = java.nio.file.Files.newInputStream(cert)) {
+            trust.setCertificateEntry("probe", java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificate(in));
+        }
+        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+        ctx.init(null, tmf.getTrustManagers(), null);
+        return ctx;
+    }
+
+    /**
+     * HTTPS on HTTP/1.1 (HTTP/2 off), virtual threads: 20 connections send a POST head and
+     * hold its 1-byte body; all 20 handlers must wait at once on the two carriers. (Before
+     * TachyHttpsServer.exchange stopped lifting the hold, only 2 did: a body read blocked in
+     * native code on each carrier.)
+     */
+    static void tlsHttp11(java.nio.file.Path cert, java.nio.file.Path key, ExecutorService vt) throws Exception {
+        com.sun.net.httpserver.HttpsServer s = TachyServer.builder().http2(false)
+                .createHttpsServer(new InetSocketAddress(TestSupport.LOOPBACK, 0), 0);
+        s.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(TachyTls.fromPem(cert, key)));
+        AtomicInteger waiting = new AtomicInteger();
+        s.createContext("/slow", ex -> {
+            waiting.incrementAndGet();
+            byte[] b = ex.getRequestBody().readAllBytes();
+            TestSupport.respond(ex, 200, "slow " + new String(b, StandardCharsets.ISO_8859_1) + " " + ex.getProtocol());
+        });
+        s.setExecutor(vt);
+        s.start();
+        List<javax.net.ssl.SSLSocket> socks = new ArrayList<>();
+        try {
+            javax.net.ssl.SSLContext ctx = trusting(cert);
+            for (int i = 0; i < 20; i++) {
+                javax.net.ssl.SSLSocket k = (javax.net.ssl.SSLSocket) ctx.getSocketFactory()
+                        .createSocket(TestSupport.LOOPBACK, s.getAddress().getPort());
+                socks.add(k);
+                k.setSoTimeout(30_000);
+                k.getOutputStream().write("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n"
+                        .getBytes(StandardCharsets.ISO_8859_1));
+                k.getOutputStream().flush();
+            }
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (waiting.get() < 20 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            int w = waiting.get();
+            int echoed = 0;
+            for (javax.net.ssl.SSLSocket k : socks) {
+                k.getOutputStream().write('x');
+                k.getOutputStream().flush();
+            }
+            for (javax.net.ssl.SSLSocket k : socks) {
+                try {
+                    byte[] buf = new byte[4096];
+                    int n = k.getInputStream().read(buf);
+                    if (n > 0 && new String(buf, 0, n, StandardCharsets.ISO_8859_1).endsWith("slow x HTTP/1.1")) {
+                        echoed++;
+                    }
+                } catch (IOException e) {
+                    System.out.println("tls http/1.1: " + e);
+                }
+            }
+            check(w == 20 && echoed == 20, "HTTPS on HTTP/1.1: 20 handlers wait for their bodies at once on two"
+                    + " carriers (" + w + "), then all echo (" + echoed + ")");
+        } finally {
+            for (javax.net.ssl.SSLSocket k : socks) {
+                k.close();
+            }
+            s.stop(0);
+            vt.shutdownNow();
+        }
     }
 
     /**
