@@ -215,7 +215,7 @@ public final class Http2Probe {
                 check(true, "stop(10) returns once the streams are done (" + stopMs + " ms)");
             } else {
                 // Not counted: the C core's h2c Upgrade stream 1 is never released (on a server
-                // session nghttp2_session_upgrade2 ignores its stream_user_data, so
+                // session nghttp2_session_upgrade2 ignores its stream user data, so
                 // on_stream_close does not find the stream): the connection keeps a stream and
                 // the drain waits the whole delay. Fixed by setting the user data after the
                 // upgrade (native/src/h2/session.c); then this is an ordinary check.
