@@ -104,9 +104,6 @@ static jlong server_create(JNIEnv *env, jlongArray jopts, const char *trusted,
     /* The JDK hands a path with "%00" to its handler (issue 27 item 4): so does the provider. */
     o.path_nul = 1;
     o.tls_handshake_time_ms = o.idle_interval_ms;
-    /* HTTP/2 changes what a program observes (getProtocol, the wire): off in the provider
-     * (docs/java-provider.md). */
-    o.http2 = 0;
     tachy_jni_server *js = calloc(1, sizeof *js);
     if (js == NULL) {
         return TACHY_ENOMEM;

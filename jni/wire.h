@@ -65,7 +65,9 @@
     X(REUSEPORT, o.reuseport, int)                                                           \
     X(ACCESS_LOG_FORMAT, o.access_log_format, int)                                           \
     X(ACCESS_LOG_LINES, o.access_log_lines, int)                                             \
-    X(ACCESS_LOG_LOGGER, access_log_logger, int)
+    X(ACCESS_LOG_LOGGER, access_log_logger, int)                                             \
+    X(HTTP2, o.http2, int)                                                                   \
+    X(H2_MAX_STREAMS, o.h2_max_streams, int)
 
 #define TACHY_WIRE__OPT_ENUM(name, member, type) TACHY_JNI_OPT_##name,
 enum { TACHY_WIRE_OPTIONS(TACHY_WIRE__OPT_ENUM) TACHY_JNI_OPT_COUNT };

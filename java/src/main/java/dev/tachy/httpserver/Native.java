@@ -78,7 +78,12 @@ final class Native {
     static final int OPT_ACCESS_LOG_FORMAT = 17; /* tachy_options.access_log_format: 0 common, 1 combined */
     static final int OPT_ACCESS_LOG_LINES = 18; /* tachy_options.access_log_lines (the ring) */
     static final int OPT_ACCESS_LOG_LOGGER = 19; /* 1: access-log lines to System.Logger (accessLog) */
-    static final int OPT_COUNT = 20;
+    static final int OPT_HTTP2 = 20; /* tachy_options.http2 (HTTP2_*; tachy.http2, TachyServer) */
+    static final int OPT_H2_MAX_STREAMS = 21; /* tachy_options.h2_max_streams (tachy.h2MaxStreams) */
+    static final int OPT_COUNT = 22;
+    /** tachy_options.http2: TACHY_HTTP2_ALL (h2 by ALPN, h2c by prior knowledge and by
+     * Upgrade: h2c); 0 = HTTP/1.1 only, the provider's default. */
+    static final int HTTP2_ALL = 7;
     /** tachy_options.context_match: TACHY_CONTEXT_MATCH_PATH_PREFIX / _STRING_PREFIX. */
     static final int CONTEXT_MATCH_PATH_PREFIX = 0;
     static final int CONTEXT_MATCH_STRING_PREFIX = 1;

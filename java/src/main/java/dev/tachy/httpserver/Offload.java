@@ -89,6 +89,12 @@ final class Offload {
         }
     }
 
+    /** Loads Op (and initializes this class) on the calling thread: see
+     * TachyHttpExchange.warmOffload. Any thread. */
+    static void warm() {
+        new Op(null).getClass();
+    }
+
     /**
      * Makes call on a platform thread and waits for it, parked. Interrupts do not end the
      * wait (the exchange's state must not be left to a call still running); the interrupt

@@ -14,7 +14,9 @@ package dev.tachy.httpserver;
  * JDK's (distinct names and the JDK's byte count, closed without a response, obs-fold
  * unfolded); see tachy_options.jdk_header_rules in native/include/tachy/server.h.
  * Behind a load balancer, read at each server's creation: {@code tachy.proxyProtocol},
- * {@code tachy.proxyTrusted} and {@code tachy.reuseport} (docs/load-balancing.md).
+ * {@code tachy.proxyTrusted} and {@code tachy.reuseport} (docs/load-balancing.md); and
+ * {@code tachy.http2} and {@code tachy.h2MaxStreams} (HTTP/2, off by default; see
+ * {@link #http2Options}).
  *
  * <p>The access log (docs/java-provider.md, tachy/accesslog.h), read when each server is
  * created: {@code tachy.accessLog} a file path (lines appended, written by a native thread off
@@ -78,6 +80,14 @@ final class ServerConfig {
     /** A fresh copy for one server, with the logger's current level and the context
      * matching of sun.net.httpserver.pathMatcher as it is now. */
     static long[] options() {
+        return options(null, 0);
+    }
+
+    /**
+     * As {@link #options()}, with {@link TachyServer.Builder}'s choices: http2 null = the
+     * tachy.http2 property, h2MaxStreams <= 0 = the tachy.h2MaxStreams property (else C's 256).
+     */
+    static long[] options(Boolean http2, int h2MaxStreams) {
         long[] o = OPTIONS.clone();
         o[Native.OPT_LOG_LEVEL] = Native.lowestLogLevel();
         o[Native.OPT_CONTEXT_MATCH] =
@@ -92,6 +102,7 @@ final class ServerConfig {
             }
         }
         balancerOptions(o);
+        http2Options(o, http2, h2MaxStreams);
         return o;
     }
 
@@ -102,6 +113,28 @@ final class ServerConfig {
     static String accessLogPath() {
         String log = property("tachy.accessLog");
         return log == null || log.isEmpty() || ACCESS_LOG_TO_LOGGER.equals(log) ? null : log;
+    }
+
+    /**
+     * HTTP/2 (docs/java-provider.md, "HTTP/2"), read at every server's creation:
+     * tachy.http2=true opens all three ways (tachy_options.http2 = TACHY_HTTP2_ALL: h2 by ALPN
+     * on HTTPS, h2c by prior knowledge and by Upgrade: h2c on plain servers). Off (0) by
+     * default, unlike the C server's default: on HTTP/2 getProtocol() says "HTTP/2.0" and
+     * the wire differs (no Connection header, GOAWAY on stop), which a program written for
+     * the JDK's HTTP/1.1 server may not expect. tachy.h2MaxStreams: the streams a client may
+     * have open on one connection (SETTINGS_MAX_CONCURRENT_STREAMS; unset or <= 0: 100).
+     */
+    private static void http2Options(long[] o, Boolean http2, int h2MaxStreams) {
+        boolean on = http2 != null ? http2 : Boolean.parseBoolean(property("tachy.http2"));
+        o[Native.OPT_HTTP2] = on ? Native.HTTP2_ALL : 0;
+        int streams = h2MaxStreams;
+        if (streams <= 0) {
+            Integer i = integer("tachy.h2MaxStreams");
+            streams = i == null ? 0 : i;
+        }
+        if (streams > 0) {
+            o[Native.OPT_H2_MAX_STREAMS] = streams;
+        }
     }
 
     /**

@@ -423,7 +423,37 @@ final class TachyHttpExchange extends HttpExchange {
         if (!lent || !Offload.onVirtualThread()) {
             return unheld(c, rehold);
         }
-        return Offload.call(() -> unheld(c, rehold));
+        return Offload.call(new Unheld(this, c, rehold));
+    }
+
+    /** blocking's call for Offload: a named class, so that warmOffload can load it. */
+    private static final class Unheld implements java.util.function.IntSupplier {
+        private final TachyHttpExchange ex;
+        private final Call call;
+        private final boolean rehold;
+
+        Unheld(TachyHttpExchange ex, Call call, boolean rehold) {
+            this.ex = ex;
+            this.call = call;
+            this.rehold = rehold;
+        }
+
+        @Override
+        public int getAsInt() {
+            return ex.unheld(call, rehold);
+        }
+    }
+
+    /**
+     * Loads and links the classes a virtual thread's first Offload.call needs, on the calling
+     * (platform) thread: on JDK 21-25 a virtual thread that waits while another loads a class
+     * pins its carrier (JFR jdk.VirtualThreadPinned in BuiltinClassLoader.loadClassOrNull
+     * under Offload.call, seen with 200 HTTP/2 streams whose handlers all waited for their
+     * bodies at once). Any thread; idempotent.
+     */
+    static void warmOffload() {
+        Offload.warm();
+        new Unheld(null, null, false).getClass();
     }
 
     private synchronized int unheld(Call c, boolean rehold) {
@@ -528,6 +558,15 @@ final class TachyHttpExchange extends HttpExchange {
     /** The C tachy_exchange (for the WebSocket upgrade); IOException once closed. */
     long nativeHandle() throws IOException {
         return live();
+    }
+
+    /**
+     * The C tachy_exchange for a call that never blocks (reading its TLS session: TachyHttpsServer),
+     * leaving a lent exchange held: unlike nativeHandle, which lifts the hold for good. 0 once
+     * closed. Any thread.
+     */
+    synchronized long peekHandle() {
+        return handle;
     }
 
     /** The tachy_exchange* of ex (unwrapping an HTTPS exchange), or 0 when tachy does not

@@ -106,15 +106,15 @@ public final class TachyHttpServer extends HttpServer {
     };
 
     TachyHttpServer(InetSocketAddress addr, int backlog) throws IOException {
-        this(null, addr, backlog);
+        this(null, addr, backlog, ServerConfig.options());
     }
 
-    /** owner: the server handed to users (an HttpsServer wrapping this one), or null = this. */
-    TachyHttpServer(HttpServer owner, InetSocketAddress addr, int backlog) throws IOException {
+    /** owner: the server handed to users (an HttpsServer wrapping this one), or null = this;
+     * options: ServerConfig.options' array for it. */
+    TachyHttpServer(HttpServer owner, InetSocketAddress addr, int backlog, long[] options) throws IOException {
         this.owner = owner == null ? this : owner;
         String trusted = ServerConfig.proxyTrusted();
-        long h = Native.serverCreateTrusting(ServerConfig.options(), trusted,
-                ServerConfig.accessLogPath());
+        long h = Native.serverCreateTrusting(options, trusted, ServerConfig.accessLogPath());
         if (h == Native.EINVAL && trusted != null) {
             throw new IllegalArgumentException("tachy: -Dtachy.proxyTrusted=" + trusted
                     + ": not a list of addresses or networks (e.g. 127.0.0.1, 10.0.0.0/8, fd00::/8;"
@@ -210,6 +210,11 @@ public final class TachyHttpServer extends HttpServer {
             if (owner == this) {
                 // -Dtachy.metrics=PATH (TachyHttpsServer does it in its own start)
                 TachyMetrics.mountConfigured(this, this);
+            }
+            if (executor != null) {
+                // Offload's classes loaded here, not first by many virtual threads at once
+                // (a virtual thread waiting for another's class load pins its carrier).
+                TachyHttpExchange.warmOffload();
             }
             // No executor: handlers run on the connection threads, which are then non-daemon
             // threads like the JDK's dispatcher (issue 15 item 4).

@@ -91,8 +91,13 @@ public final class TachyHttpsServer extends HttpsServer {
     private boolean warnFallback;
 
     TachyHttpsServer(InetSocketAddress addr, int backlog) throws IOException {
+        this(addr, backlog, ServerConfig.options());
+    }
+
+    /** options: ServerConfig.options' array for the tachy server under this one. */
+    TachyHttpsServer(InetSocketAddress addr, int backlog, long[] options) throws IOException {
         this.backlog = backlog;
-        this.tachy = new TachyHttpServer(this, addr, backlog);
+        this.tachy = new TachyHttpServer(this, addr, backlog, options);
     }
 
     /** The tachy server under this one (TachyMetrics reads its counters). */
@@ -311,14 +316,19 @@ public final class TachyHttpsServer extends HttpsServer {
     HttpExchange exchange(TachyHttpExchange x) {
         String[] tls = null;
         byte[][] peer = null;
-        try {
-            long h = x.nativeHandle();
-            tls = TlsNative.exchangeTls(h);
-            if (clientAuth) {
-                peer = TlsNative.peerCertificates(h); // DER, decoded when asked for
+        // Not nativeHandle(): that lifts a lent exchange's hold (the WebSocket upgrade's need),
+        // after which a virtual thread's body read blocked in native code, pinning its carrier
+        // (HTTPS with virtual threads: only as many handlers as carriers could wait for their
+        // bodies; Http2Probe's TLS check). Reading the session never blocks. The handle stays
+        // valid while the handler has not returned (x is not closed before the chain runs).
+        synchronized (x) {
+            long h = x.peekHandle();
+            if (h != 0) {
+                tls = TlsNative.exchangeTls(h);
+                if (clientAuth) {
+                    peer = TlsNative.peerCertificates(h); // DER, decoded when asked for
+                }
             }
-        } catch (IOException e) {
-            // closed already: no TLS fields to read
         }
         if (tls == null) {
             tls = new String[] {"NONE", "SSL_NULL_WITH_NULL_NULL", null, null};

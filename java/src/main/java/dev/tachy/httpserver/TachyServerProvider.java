@@ -86,7 +86,7 @@ public final class TachyServerProvider extends HttpServerProvider {
      * cannot be and the fallback is allowed: the first such call logs the warning. With
      * -Dtachy.fallback=false, throws the load error instead.
      */
-    private static boolean useNative() {
+    static boolean useNative() {
         if (NativeLoader.available()) {
             return true;
         }
@@ -159,7 +159,7 @@ public final class TachyServerProvider extends HttpServerProvider {
     }
 
     /** -Dtachy.verbose=true: one line on stderr saying that tachy serves (demos, smoke tests). */
-    private static void announce() {
+    static void announce() {
         if (!announced && Boolean.getBoolean("tachy.verbose")) {
             announced = true;
             System.err.println("tachy " + Native.version() + ": com.sun.net.httpserver served by "

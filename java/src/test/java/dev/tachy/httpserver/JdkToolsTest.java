@@ -76,6 +76,16 @@ class JdkToolsTest {
 
     @Test
     void jwebserverServesADirectoryOnTachy(@TempDir Path tmp) throws Exception {
+        jwebserver(tmp, false);
+    }
+
+    /** jwebserver with -Dtachy.http2=true: the same over h2c (this client asks by Upgrade). */
+    @Test
+    void jwebserverServesHttp2WithTheProperty(@TempDir Path tmp) throws Exception {
+        jwebserver(tmp, true);
+    }
+
+    private static void jwebserver(Path tmp, boolean http2) throws Exception {
         String java = TestSupport.java18Bin();
         assumeTrue(java != null, "needs a Java 18+ launcher (this JVM or /usr/lib/jvm/temurin-25-jdk-amd64)");
         Path dir = site(Files.createDirectory(tmp.resolve("site")));
@@ -84,7 +94,7 @@ class JdkToolsTest {
         try (ServerSocket probe = new ServerSocket(0, 1, TestSupport.LOOPBACK)) {
             port = probe.getLocalPort();
         }
-        List<String> cmd = TestSupport.cmd(java, "-Dtachy.verbose=true", "-cp", jar.toString(),
+        List<String> cmd = TestSupport.cmd(java, "-Dtachy.verbose=true", "-Dtachy.http2=" + http2, "-cp", jar.toString(),
                 "-m", "jdk.httpserver", "-b", "127.0.0.1", "-p", Integer.toString(port), "-d", dir.toString());
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(tmp.resolve("jwebserver.log").toFile()).start();
@@ -112,7 +122,8 @@ class JdkToolsTest {
                 log = Files.readString(tmp.resolve("jwebserver.log"));
             }
             assertTrue(log.contains("Serving " + dir) || log.contains("Serving"), log);
-            assertTrue(log.contains("GET /index.txt"), "jwebserver's request log: " + log);
+            assertTrue(log.contains("GET /index.txt " + (http2 ? "HTTP/2.0" : "HTTP/1.1")), "jwebserver's request log: " + log);
+            assertEquals(http2 ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1, r.version());
             r = get("http://127.0.0.1:" + port + "/sub/");
             assertTrue(r.body().contains("a.html"), r.body());
         } finally {

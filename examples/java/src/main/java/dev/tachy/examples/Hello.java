@@ -48,6 +48,8 @@ import java.util.concurrent.TimeUnit;
  * HAProxy's send-proxy-v2), {@code -Dtachy.proxyTrusted=127.0.0.1,10.0.0.0/8} (the peers
  * that header may come from) and {@code -Dtachy.reuseport=true} (several processes on one
  * port) - the twins of tachy-hello's --proxy-protocol, --proxy-trusted and --reuseport.
+ * With {@code -Dtachy.http2=true} it serves h2c beside HTTP/1.1 on its port, as tachy-hello
+ * does by default (docs/java-provider.md, "HTTP/2"; /ws stays HTTP/1.1).
  *
  * It uses nothing but com.sun.net.httpserver: with tachy-httpserver.jar on the class path
  * it runs on tachy, without it on the JDK's built-in server. It prints
@@ -65,6 +67,7 @@ public final class Hello {
             + "  -Dtachy.proxyProtocol=true      every connection starts with a PROXY v1/v2 header\n"
             + "  -Dtachy.proxyTrusted=NETS       networks the header may come from (\"127.0.0.1, 10.0.0.0/8\")\n"
             + "  -Dtachy.reuseport=true          bind with SO_REUSEPORT (several processes, one port)\n"
+            + "  -Dtachy.http2=true              also h2c (prior knowledge and Upgrade: h2c) on the port\n"
             + "  -Dhello.drain=SECONDS           SIGTERM/SIGINT: drain for at most this long, exit 0 (10)";
 
     private Hello() {}

@@ -23,8 +23,19 @@ class HelloTest {
 
     @Test
     void sameRoutesAsTachyHello() throws Exception {
+        routes(false);
+    }
+
+    /** -Dtachy.http2=true: the same routes over h2c (the JDK's client asks by Upgrade: h2c). */
+    @Test
+    void sameRoutesOverHttp2WithTheProperty() throws Exception {
+        routes(true);
+    }
+
+    private static void routes(boolean http2) throws Exception {
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(java, "-Dtachy.verbose=true", "-Dhello.drain=1", "-cp", System.getProperty("java.class.path"),
+        Process p = new ProcessBuilder(java, "-Dtachy.verbose=true", "-Dhello.drain=1", "-Dtachy.http2=" + http2,
+                "-cp", System.getProperty("java.class.path"),
                 Hello.class.getName(), "-p", "0", "-b", "127.0.0.1").redirectErrorStream(true).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -46,6 +57,7 @@ class HelloTest {
             assertEquals(200, r.statusCode());
             assertEquals("Hello, World!", r.body());
             assertEquals("text/plain", r.headers().firstValue("content-type").orElse(null));
+            assertEquals(http2 ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1, r.version());
             r = c.send(HttpRequest.newBuilder(URI.create(base)).method("HEAD", HttpRequest.BodyPublishers.noBody()).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(200, r.statusCode());
@@ -58,7 +70,8 @@ class HelloTest {
                     .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(
                             "streamed".getBytes(StandardCharsets.US_ASCII)))).build(),
                     HttpResponse.BodyHandlers.ofString());
-            assertEquals("streamed", r.body()); // chunked in, chunked out
+            assertEquals("streamed", r.body()); // chunked in, chunked out (h2: DATA frames)
+            assertEquals(http2 ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1, r.version());
             r = c.send(HttpRequest.newBuilder(URI.create(base + "nothing")).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(404, r.statusCode());
             assertEquals(List.of("GET, HEAD"), c.send(HttpRequest.newBuilder(URI.create(base))
