@@ -130,6 +130,10 @@ static const tachy__exchange_ops stream_ops;
  * head any more). 0, or the status to answer instead (400, 431, 500). */
 static int begin(tachy__h2_stream *s) {
     tachy__conn *c = s->h2->c;
+    /* The stream's seam from the start: a 431 or 400 below is answered through it (on this
+     * stream), before any tachy__exchange_begin. */
+    s->ex.conn = c;
+    s->ex.ops = &stream_ops;
     if (s->too_big)
         return 431;
     if (!s->has_method || !s->has_path)
@@ -169,8 +173,6 @@ static int begin(tachy__h2_stream *s) {
     /* No length and more DATA to come: the JDK's chunked request (length -1). */
     fr.chunked = s->content_length < 0 && !eof;
     fr.expect_continue = s->expect_100 && !eof;
-    s->ex.conn = c;
-    s->ex.ops = &stream_ops;
     int rc = tachy__exchange_begin(&s->ex, c, &req, &fr);
     s->begun = 1; /* (its memory is the exchange's either way) */
     s->ex.ops = &stream_ops; /* (kept across begin, which may fail half-way) */
