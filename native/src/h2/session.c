@@ -502,6 +502,8 @@ static int feed(tachy__h2 *h2) {
          * session ends with GOAWAY (nghttp2 has queued it for its own errors). */
         if (r == NGHTTP2_ERR_BAD_CLIENT_MAGIC)
             h2->goaway = 1; /* not HTTP/2 at all: nothing to say */
+        else if (r == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS || r == NGHTTP2_ERR_FLOODED)
+            fail_locked(h2, NGHTTP2_ENHANCE_YOUR_CALM); /* nghttp2's own flood limits */
         else
             fail_locked(h2, h2->fatal ? h2->fatal : NGHTTP2_PROTOCOL_ERROR);
         rc = -1;
