@@ -657,6 +657,8 @@ static uint8_t pattern(size_t i) {
 
 #define BIG (1024 * 1024)
 
+static atomic_int big_failed; /* /big handlers whose write failed */
+
 static int big(tachy_exchange *ex, void *user) {
     (void)user;
     tachy_exchange_send_response_headers(ex, 200, BIG);
@@ -664,8 +666,10 @@ static int big(tachy_exchange *ex, void *user) {
     for (size_t off = 0; off < BIG; off += sizeof buf) {
         for (size_t i = 0; i < sizeof buf; i++)
             buf[i] = pattern(off + i);
-        if (tachy_exchange_write(ex, buf, sizeof buf) < 0)
+        if (tachy_exchange_write(ex, buf, sizeof buf) < 0) {
+            atomic_fetch_add(&big_failed, 1);
             break;
+        }
     }
     return tachy_exchange_close(ex);
 }
@@ -922,6 +926,41 @@ static void client_reset_mid_response(void **state) {
     while (tachy_server_connection_count(srv) > 0 && ts_now_ms() - t0 < 5000)
         ts_sleep_ms(10);
     assert_int_equal(tachy_server_connection_count(srv), 0);
+}
+
+/* A stream whose window the client keeps at 0 for ever: with maxRspTime set, the writer
+ * gives up after it (as an HTTP/1.1 write does, SO_SNDTIMEO) - the stream is reset, its
+ * handler returns, the connection serves on. */
+static void zero_window_forever(void **state) {
+    (void)state;
+    NEED_H2();
+    tachy_options o;
+    opts(&o);
+    o.max_rsp_time_ms = 300;
+    tachy_server *s2 = ts_server(&o);
+    contexts(s2);
+    int p2 = ts_start(s2);
+    uint32_t set[] = {4, 0};
+    hc *c = hc_open_ex(p2, set, 1);
+    c->auto_wu = 0;
+    atomic_store(&big_failed, 0);
+    req(c, 1, "GET", "/big", 1);
+    long t0 = ts_now_ms();
+    assert_true(wait_stream(c, 1, 5000));
+    assert_true(S(c, 1)->rst >= 0);
+    assert_int_equal(S(c, 1)->len, 0);
+    assert_true(ts_now_ms() - t0 >= 250);
+    t0 = ts_now_ms();
+    while (atomic_load(&big_failed) == 0 && ts_now_ms() - t0 < 2000)
+        ts_sleep_ms(10);
+    assert_int_equal(atomic_load(&big_failed), 1);
+    req(c, 3, "GET", "/hello", 1);
+    window_update(c, 3, 100);
+    assert_true(wait_stream(c, 3, 5000));
+    assert_int_equal(S(c, 3)->status, 200);
+    assert_int_equal(S(c, 3)->len, 14);
+    hc_close(c);
+    ts_stop(s2);
 }
 
 static void upgrade_h2c(void **state) {
@@ -1371,6 +1410,7 @@ int main(void) {
         cmocka_unit_test(slow_stream_does_not_block),
         cmocka_unit_test(flow_control_paces_writer),
         cmocka_unit_test(client_reset_mid_response),
+        cmocka_unit_test(zero_window_forever),
         cmocka_unit_test(upgrade_h2c),
         cmocka_unit_test(max_concurrent_streams),
         cmocka_unit_test(continuation_flood),

@@ -34,7 +34,7 @@ tachy__h2_stream *tachy__h2_stream_new(tachy__h2 *h2, int32_t id) {
     s->id = id;
     s->refs = 1; /* nghttp2's, until on_stream_close */
     s->content_length = -1;
-    pthread_cond_init(&s->cond, NULL);
+    tachy__cond_init(&s->cond); /* (monotonic: wait_room's timed waits) */
     if (NG(nghttp2_session_set_stream_user_data)(h2->ng, id, s) != 0 && id != 1) {
         pthread_cond_destroy(&s->cond);
         free(s);
@@ -466,6 +466,32 @@ static void resume(tachy__h2_stream *s) {
     }
 }
 
+/* Waits (mu held) while more than `high` bytes of s's body are unsent and the stream and
+ * connection live. With maxRspTime set, a wait in which none of them leaves for that long
+ * gives up (TACHY_ETIMEDOUT), as an HTTP/1.1 write under SO_SNDTIMEO does: a client that
+ * keeps its window at 0 does not hold the handler's thread for ever. 0 or TACHY_ETIMEDOUT. */
+static int wait_room(tachy__h2_stream *s, size_t high) {
+    tachy__h2 *h2 = s->h2;
+    long limit = h2->c->srv->opt.max_rsp_time_ms;
+    size_t seen = tachy__buf_size(&s->out);
+    long deadline = limit > 0 ? tachy__now_ms() + limit : 0;
+    while (tachy__buf_size(&s->out) > high && !s->ng_closed && !h2->dead) {
+        long left = -1;
+        if (limit > 0) {
+            long now = tachy__now_ms();
+            if (tachy__buf_size(&s->out) < seen) { /* bytes left: a new period */
+                seen = tachy__buf_size(&s->out);
+                deadline = now + limit;
+            }
+            left = deadline - now;
+            if (left <= 0)
+                return TACHY_ETIMEDOUT;
+        }
+        tachy__cond_wait_ms(&s->cond, &h2->mu, left);
+    }
+    return 0;
+}
+
 static int st_body(tachy_exchange *ex, const void *buf, size_t len) {
     tachy__h2_stream *s = S(ex);
     tachy__h2 *h2 = s->h2;
@@ -491,8 +517,8 @@ static int st_body(tachy_exchange *ex, const void *buf, size_t len) {
         pthread_mutex_unlock(&h2->mu);
         tachy__server_blocking(h2->c->srv);
         pthread_mutex_lock(&h2->mu);
-        while (rc == 0 && tachy__buf_size(&s->out) >= TACHY__H2_OUT_HIGH && !s->ng_closed && !h2->dead)
-            pthread_cond_wait(&s->cond, &h2->mu);
+        if (rc == 0)
+            rc = wait_room(s, TACHY__H2_OUT_HIGH - 1);
     }
     if (s->ng_closed || h2->dead)
         rc = TACHY_EPEERCLOSED;
@@ -514,8 +540,8 @@ static int st_flush(tachy_exchange *ex, int wait) {
     }
     int rc = tachy__h2_send(h2, 1, 1);
     pthread_mutex_lock(&h2->mu);
-    while (rc == 0 && tachy__buf_size(&s->out) > 0 && !s->ng_closed && !h2->dead)
-        pthread_cond_wait(&s->cond, &h2->mu);
+    if (rc == 0)
+        rc = wait_room(s, 0);
     if (rc == 0 && tachy__buf_size(&s->out) > 0)
         rc = TACHY_EPEERCLOSED;
     pthread_mutex_unlock(&h2->mu);
