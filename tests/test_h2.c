@@ -963,6 +963,128 @@ static void zero_window_forever(void **state) {
     ts_stop(s2);
 }
 
+/* The client leaves while handlers wait on its streams (a write on a zero window, a read
+ * of a body that never ends, a deferred exchange closed later): each wakes with an error or
+ * finishes into nothing, and the connection is freed. */
+static void peer_gone_while_handlers_wait(void **state) {
+    (void)state;
+    NEED_H2();
+    uint32_t set[] = {4, 0};
+    hc *c = hc_open_ex(port, set, 1);
+    c->auto_wu = 0;
+    atomic_store(&big_failed, 0);
+    req(c, 1, "GET", "/big", 1);
+    req(c, 3, "POST", "/echo", 0);
+    frame(c, F_DATA, 0, 3, "abc", 3);
+    req(c, 5, "GET", "/defer", 1);
+    long t0 = ts_now_ms();
+    while (S(c, 1)->status == 0 && ts_now_ms() - t0 < 5000) /* /big's head: it is writing */
+        assert_true(pump(c, 1000) >= 0);
+    hc_close(c);
+    t0 = ts_now_ms();
+    while ((tachy_server_connection_count(srv) > 0 || atomic_load(&big_failed) == 0) &&
+           ts_now_ms() - t0 < 5000)
+        ts_sleep_ms(10);
+    assert_int_equal(atomic_load(&big_failed), 1);
+    assert_int_equal(tachy_server_connection_count(srv), 0);
+    ts_sleep_ms(100); /* the deferred closer has run */
+    assert_int_equal(fresh_get(port), 200);
+}
+
+/* stop(0) with streams in flight (one writing on a zero window, one sleeping): it returns
+ * at once, the writer's handler fails. */
+static void stop_with_streams_in_flight(void **state) {
+    (void)state;
+    NEED_H2();
+    tachy_options o;
+    opts(&o);
+    tachy_server *s2 = ts_server(&o);
+    contexts(s2);
+    int p2 = ts_start(s2);
+    uint32_t set[] = {4, 0};
+    hc *c = hc_open_ex(p2, set, 1);
+    c->auto_wu = 0;
+    atomic_store(&big_failed, 0);
+    req(c, 1, "GET", "/big", 1);
+    req(c, 3, "GET", "/sleep", 1);
+    long t0 = ts_now_ms();
+    while (S(c, 1)->status == 0 && ts_now_ms() - t0 < 5000)
+        assert_true(pump(c, 1000) >= 0);
+    t0 = ts_now_ms();
+    assert_int_equal(tachy_server_stop(s2, 0), 0);
+    assert_true(ts_now_ms() - t0 < 2000);
+    assert_true(wait_eof(c, 2000));
+    t0 = ts_now_ms();
+    while (atomic_load(&big_failed) == 0 && ts_now_ms() - t0 < 2000)
+        ts_sleep_ms(10);
+    assert_int_equal(atomic_load(&big_failed), 1);
+    hc_close(c);
+    ts_sleep_ms(350); /* /sleep's handler returns into a stopped server */
+    tachy_server_destroy(s2);
+}
+
+/* Expect: 100-continue gets an interim 100 HEADERS; request trailers end the body. */
+static void expect_continue_and_trailers(void **state) {
+    (void)state;
+    NEED_H2();
+    hc *c = hc_open(port);
+    hb b = {0};
+    hb_req(&b, "POST", "/echo");
+    hb_field(&b, "expect", "100-continue", 12);
+    send_block(c, 1, &b, 0);
+    free(b.p);
+    long t0 = ts_now_ms();
+    while (S(c, 1)->interim == 0 && ts_now_ms() - t0 < 5000)
+        assert_true(pump(c, 1000) >= 0);
+    assert_int_equal(S(c, 1)->interim, 1);
+    frame(c, F_DATA, 0, 1, "abc", 3);
+    hb t = {0};
+    hb_field(&t, "x-trailer", "v", 1);
+    send_block(c, 1, &t, 1);
+    free(t.p);
+    assert_true(wait_stream(c, 1, 5000));
+    assert_int_equal(S(c, 1)->status, 200);
+    assert_int_equal(S(c, 1)->len, 3);
+    assert_memory_equal(S(c, 1)->body, "abc", 3);
+    hc_close(c);
+}
+
+/* 4 connections x 8 streams of 64 KiB echoes at once (threads meet in every stream and
+ * connection lock: the TSan run's workload). */
+static void concurrent_echoes(void **state) {
+    (void)state;
+    NEED_H2();
+    enum { NC = 4, NS = 8, LEN = 65536 };
+    hc *c[NC];
+    uint8_t *body = malloc(LEN);
+    for (size_t i = 0; i < LEN; i++)
+        body[i] = pattern(i);
+    for (int k = 0; k < NC; k++) {
+        c[k] = hc_open(port);
+        for (int j = 0; j < NS; j++)
+            req(c[k], 1 + 2 * j, "POST", "/echo", 0);
+    }
+    for (size_t off = 0; off < LEN; off += 16384)
+        for (int k = 0; k < NC; k++)
+            for (int j = 0; j < NS; j++) {
+                frame(c[k], F_DATA, off + 16384 == LEN ? FL_END_STREAM : 0, 1 + 2 * j, body + off,
+                      16384);
+                while (pump(c[k], 0) >= 0)
+                    ;
+            }
+    for (int k = 0; k < NC; k++) {
+        for (int j = 0; j < NS; j++) {
+            assert_true(wait_stream(c[k], 1 + 2 * j, 10000));
+            st *s = S(c[k], 1 + 2 * j);
+            assert_int_equal(s->status, 200);
+            assert_int_equal(s->len, LEN);
+            assert_memory_equal(s->body, body, LEN);
+        }
+        hc_close(c[k]);
+    }
+    free(body);
+}
+
 static void upgrade_h2c(void **state) {
     (void)state;
     NEED_H2();
@@ -1411,6 +1533,10 @@ int main(void) {
         cmocka_unit_test(flow_control_paces_writer),
         cmocka_unit_test(client_reset_mid_response),
         cmocka_unit_test(zero_window_forever),
+        cmocka_unit_test(peer_gone_while_handlers_wait),
+        cmocka_unit_test(stop_with_streams_in_flight),
+        cmocka_unit_test(expect_continue_and_trailers),
+        cmocka_unit_test(concurrent_echoes),
         cmocka_unit_test(upgrade_h2c),
         cmocka_unit_test(max_concurrent_streams),
         cmocka_unit_test(continuation_flood),
