@@ -20,6 +20,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -1388,11 +1389,12 @@ static long rss_kib(void) {
 /* n idle connections, each after one request (h2: by prior knowledge, else HTTP/1.1),
  * opened by a child process (so that the client's memory is not in the figure): the
  * server's RSS growth per connection in bytes, and its thread count's. */
-static long idle_cost(int h2, int n, int *threads_delta) {
+static long idle_cost(int h2, int n, int *threads_delta, long *heap) {
     int up[2], down[2];
     assert_int_equal(pipe(up), 0);
     assert_int_equal(pipe(down), 0);
     long before = rss_kib();
+    size_t heap0 = mallinfo2().uordblks;
     int t0 = ts_thread_count();
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -1436,6 +1438,7 @@ static long idle_cost(int h2, int n, int *threads_delta) {
     assert_int_equal(ok, 1);
     ts_sleep_ms(300);
     long after = rss_kib();
+    *heap = ((long)mallinfo2().uordblks - (long)heap0) / n;
     *threads_delta = ts_thread_count() - t0;
     assert_int_equal(tachy_server_connection_count(srv), n);
     (void)!write(down[1], &ok, 1);
@@ -1457,10 +1460,12 @@ static void idle_connections_cost(void **state) {
     if (rl.rlim_cur < (rlim_t)(n + 100))
         n = (int)rl.rlim_cur - 100;
     int th1, th2;
-    long h1 = idle_cost(0, n, &th1);
-    long h2 = idle_cost(1, n, &th2);
-    fprintf(stderr, "test_h2: %d idle connections: HTTP/1.1 %ld B each, HTTP/2 %ld B each; "
-                    "server threads +%d / +%d\n", n, h1, h2, th1, th2);
+    long heap1, heap2;
+    long h1 = idle_cost(0, n, &th1, &heap1);
+    long h2 = idle_cost(1, n, &th2, &heap2);
+    fprintf(stderr, "test_h2: %d idle connections: RSS HTTP/1.1 %ld B each, HTTP/2 %ld B each; "
+                    "malloc'ed %ld / %ld B each; server threads +%d / +%d\n",
+            n, h1, h2, heap1, heap2, th1, th2);
     assert_true(th2 <= 2); /* no thread per idle connection */
     if (!ts_under_valgrind())
         assert_true(h2 <= 4 * (h1 > 4096 ? h1 : 4096)); /* issue 25's target is 2x: reported */
