@@ -686,7 +686,7 @@ static int counted(tachy_exchange *ex, void *user) {
 
 static void *closer(void *arg) {
     tachy_exchange *ex = arg;
-    ts_sleep_ms(50);
+    ts_sleep_ms(5);
     tachy_exchange_send_response_headers(ex, 200, 8);
     tachy_exchange_write(ex, "deferred", 8);
     tachy_exchange_close(ex);
@@ -1084,6 +1084,48 @@ static void concurrent_echoes(void **state) {
         hc_close(c[k]);
     }
     free(body);
+}
+
+/* Clients that close as soon as their response is in, from 4 threads at once: a stream's
+ * handler ends while its connection closes (the last reference to the connection's
+ * session changes hands between the job's thread and the connection's owner). */
+static void *close_after_response_main(void *arg) {
+    int n = (int)(intptr_t)arg;
+    for (int i = 0; i < n; i++) {
+        hc *c = hc_new(ts_connect(port), NULL);
+        static const uint8_t settings[9] = {0, 0, 0, F_SETTINGS, 0, 0, 0, 0, 0};
+        raw_send(c, preface, 24);
+        raw_send(c, settings, 9);
+        int deferred = i & 1; /* (its response leaves from the closer's thread) */
+        req(c, 1, "GET", deferred ? "/defer" : "/hello", 1);
+        wait_stream(c, 1, 5000);
+        int ok = S(c, 1)->len == (deferred ? 8 : 14);
+        hc_close(c);
+        if (!ok)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void close_after_response(void **state) {
+    (void)state;
+    NEED_H2();
+    enum { T = 4 };
+    pthread_t t[T];
+    int n = ts_under_valgrind() ? 20 : 250;
+    for (int i = 0; i < T; i++)
+        pthread_create(&t[i], NULL, close_after_response_main, (void *)(intptr_t)n);
+    int failed = 0;
+    for (int i = 0; i < T; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        failed += r != NULL;
+    }
+    assert_int_equal(failed, 0);
+    long t0 = ts_now_ms();
+    while (tachy_server_connection_count(srv) > 0 && ts_now_ms() - t0 < 5000)
+        ts_sleep_ms(10);
+    assert_int_equal(tachy_server_connection_count(srv), 0);
 }
 
 static void upgrade_h2c(void **state) {
@@ -1542,6 +1584,7 @@ int main(void) {
         cmocka_unit_test(stop_with_streams_in_flight),
         cmocka_unit_test(expect_continue_and_trailers),
         cmocka_unit_test(concurrent_echoes),
+        cmocka_unit_test(close_after_response),
         cmocka_unit_test(upgrade_h2c),
         cmocka_unit_test(max_concurrent_streams),
         cmocka_unit_test(continuation_flood),

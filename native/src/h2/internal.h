@@ -34,7 +34,9 @@ struct tachy__h2 {
     int goaway;               /* (mu) GOAWAY submitted */
     int held;                 /* (mu) the loop got TACHY__CONN_NEXT_HOLD: the last stream's
                                  end requeues c */
-    int nstreams;             /* (mu) stream structs alive (each may hold a handler) */
+    int nstreams;             /* (mu) stream structs alive (each may hold a handler), and
+                                 pins: a thread still using h2 (the flush job, a stream's
+                                 end) - the connection is not closed while it is > 0 */
     int flush_posted;         /* (mu) flush_job is queued: responses that end meanwhile
                                  leave with it (one write for a batch of streams) */
     tachy__job flush_job;
@@ -101,6 +103,10 @@ int tachy__h2_send(tachy__h2 *h2, int wait, int force);
  * counts as a stream: the connection outlives it. wake: bring a thread for it now (else
  * the calling pool thread takes it after the jobs it queued). mu held. */
 void tachy__h2_post_flush_locked(tachy__h2 *h2, int wake);
+/* Lets go of a pin (h2->nstreams++ under mu: the flush job, exchange_done) and, when it
+ * was the last one and the loop holds c for them, requeues c. h2 may be gone after it. mu
+ * not held. */
+void tachy__h2_unpin(tachy__h2 *h2);
 /* Frees the streams on h2->dead_list and, when the last stream is gone and the loop holds
  * c for them, requeues c. mu not held. */
 void tachy__h2_reap(tachy__h2 *h2);

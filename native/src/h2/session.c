@@ -210,7 +210,10 @@ static void flush_job(tachy__job *job) {
     pthread_mutex_unlock(&h2->mu);
     tachy__h2_send(h2, 1, 1);
     tachy__h2_reap(h2);
-    /* The job held the connection like a stream (see tachy__h2_post_flush_locked). */
+    tachy__h2_unpin(h2); /* the job held the connection (tachy__h2_post_flush_locked) */
+}
+
+void tachy__h2_unpin(tachy__h2 *h2) {
     pthread_mutex_lock(&h2->mu);
     int requeue = --h2->nstreams == 0 && h2->held;
     pthread_mutex_unlock(&h2->mu);

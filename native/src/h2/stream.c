@@ -189,9 +189,13 @@ static int begin(tachy__h2_stream *s) {
 static void exchange_done(tachy__h2_stream *s) {
     tachy__h2 *h2 = s->h2;
     pthread_mutex_lock(&h2->mu);
+    /* Pinned until the reap below: once s is on dead_list, the connection's owner may reap
+     * it, see no stream left and close the connection (freeing h2) before we reap. */
+    h2->nstreams++;
     tachy__h2_stream_unref(s);
     pthread_mutex_unlock(&h2->mu);
     tachy__h2_reap(h2);
+    tachy__h2_unpin(h2);
 }
 
 static void stream_job(tachy__job *job) {
