@@ -1128,6 +1128,63 @@ static void close_after_response(void **state) {
     assert_int_equal(tachy_server_connection_count(srv), 0);
 }
 
+/* An idle HTTP/2 connection is closed after idleInterval with GOAWAY (NO_ERROR). */
+static void idle_timeout_goaway(void **state) {
+    (void)state;
+    NEED_H2();
+    tachy_options o;
+    opts(&o);
+    o.idle_interval_ms = 300;
+    tachy_server *s2 = ts_server(&o);
+    contexts(s2);
+    int p2 = ts_start(s2);
+    hc *c = hc_open(p2);
+    req(c, 1, "GET", "/hello", 1);
+    assert_true(wait_stream(c, 1, 5000));
+    long t0 = ts_now_ms();
+    assert_true(wait_eof(c, 5000));
+    long took = ts_now_ms() - t0;
+    assert_int_equal(c->goaway, E_NO);
+    assert_true(took >= 200 && (took < 2000 || ts_under_valgrind()));
+    hc_close(c);
+    ts_stop(s2);
+}
+
+/* tachy_options.http2 opens each way alone: without TACHY_HTTP2_PRIOR the preface is not
+ * HTTP/2 (no SETTINGS comes back), without TACHY_HTTP2_UPGRADE "Upgrade: h2c" is served as
+ * HTTP/1.1, with 0 neither. */
+static void http2_option_bits(void **state) {
+    (void)state;
+    NEED_H2();
+    for (int bits = 0; bits <= TACHY_HTTP2_ALL; bits += TACHY_HTTP2_PRIOR) {
+        tachy_options o;
+        opts(&o);
+        o.http2 = bits & ~TACHY_HTTP2_TLS;
+        tachy_server *s2 = ts_server(&o);
+        contexts(s2);
+        int p2 = ts_start(s2);
+        /* the preface */
+        hc *c = hc_new(ts_connect(p2), NULL);
+        assert_int_equal(raw_send(c, preface, 24), 0);
+        frame_try(c, F_SETTINGS, 0, 0, NULL, 0);
+        int r = pump(c, 1000);
+        if (o.http2 & TACHY_HTTP2_PRIOR)
+            assert_int_equal(r, F_SETTINGS);
+        else
+            assert_true(r != F_SETTINGS || c->len == 0);
+        hc_close(c);
+        /* the upgrade */
+        int fd = ts_connect(p2);
+        ts_send(fd, "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                    "Upgrade: h2c\r\nHTTP2-Settings: AAEAAAAA\r\n\r\n", -1);
+        char head[512];
+        int status = ts_read_head(fd, head, sizeof head);
+        assert_int_equal(status, (o.http2 & TACHY_HTTP2_UPGRADE) ? 101 : 200);
+        close(fd);
+        ts_stop(s2);
+    }
+}
+
 static void upgrade_h2c(void **state) {
     (void)state;
     NEED_H2();
@@ -1259,6 +1316,45 @@ static void header_list_too_big(void **state) {
     free(v);
     free(b.p);
     hc_close(c);
+}
+
+/* An HPACK bomb: one 4000-byte field put into the dynamic table, then referenced 2000
+ * times by one byte each (8 MB of header list from a 6 KB block): 431, nothing kept, the
+ * connection serves on. */
+static void hpack_bomb(void **state) {
+    (void)state;
+    NEED_H2();
+    atomic_store(&calls, 0);
+    hc *c = hc_open(port);
+    hb b = {0};
+    hb_req(&b, "GET", "/count");
+    uint8_t t[16];
+    char *v = malloc(4000);
+    memset(v, 'a', 4000);
+    hb_raw(&b, "\x40", 1); /* literal with incremental indexing, new name */
+    hb_raw(&b, t, hp_int(t, 0, 7, 6));
+    hb_raw(&b, "x-bomb", 6);
+    hb_raw(&b, t, hp_int(t, 0, 7, 4000));
+    hb_raw(&b, v, 4000);
+    for (int i = 0; i < 2000; i++)
+        hb_raw(&b, "\xbe", 1); /* indexed: dynamic entry 62 */
+    long t0 = ts_now_ms();
+    send_block(c, 1, &b, 1);
+    assert_true(wait_stream(c, 1, 5000));
+    if (getenv("TEST_H2_DEBUG"))
+        fprintf(stderr, "bomb: status %d rst %d goaway %d\n", S(c, 1)->status, S(c, 1)->rst, c->goaway);
+    assert_true(S(c, 1)->status == 431 || S(c, 1)->rst >= 0 || c->goaway >= 0);
+    assert_int_equal(atomic_load(&calls), 0);
+    assert_true(ts_now_ms() - t0 < 2000 || ts_under_valgrind());
+    if (c->goaway < 0) {
+        req(c, 3, "GET", "/count", 1);
+        assert_true(wait_stream(c, 3, 5000));
+        assert_int_equal(S(c, 3)->status, 200);
+    }
+    free(v);
+    free(b.p);
+    hc_close(c);
+    assert_int_equal(fresh_get(port), 200);
 }
 
 static void ping_flood(void **state) {
@@ -1585,11 +1681,14 @@ int main(void) {
         cmocka_unit_test(expect_continue_and_trailers),
         cmocka_unit_test(concurrent_echoes),
         cmocka_unit_test(close_after_response),
+        cmocka_unit_test(idle_timeout_goaway),
+        cmocka_unit_test(http2_option_bits),
         cmocka_unit_test(upgrade_h2c),
         cmocka_unit_test(max_concurrent_streams),
         cmocka_unit_test(continuation_flood),
         cmocka_unit_test(rapid_reset),
         cmocka_unit_test(header_list_too_big),
+        cmocka_unit_test(hpack_bomb),
         cmocka_unit_test(ping_flood),
         cmocka_unit_test(settings_flood),
         cmocka_unit_test(window_overflow),
