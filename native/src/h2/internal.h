@@ -42,7 +42,8 @@ struct tachy__h2 {
     tachy__job flush_job;
     tachy__h2_stream *ready;  /* (mu) request heads complete, not yet queued (tail first) */
     tachy__h2_stream *dead_list; /* (mu) streams to free once mu is released */
-    tachy__h2_stream *all;    /* (mu) every stream struct alive (all_prev / all_next) */
+    tachy__h2_stream *all;    /* (mu) every stream struct with a reference left (all_prev /
+                                 all_next): those on dead_list are off it */
     int continuations;        /* (mu) CONTINUATION frames of the header block being read */
     long rst_second;          /* (mu) the second the client's resets are being counted in */
     int rst_count;            /* (mu) ... and how many there were */

@@ -167,17 +167,28 @@ static void cbs_make(void) {
 /* ---- streams' shared bookkeeping ------------------------------------------------------ */
 
 void tachy__h2_stream_unref(tachy__h2_stream *s) {
+    tachy__h2 *h2 = s->h2;
     if (--s->refs > 0)
         return;
-    s->next = s->h2->dead_list;
-    s->h2->dead_list = s;
+    /* Off h2->all now, under mu: tachy__h2_stream_free destroys s's condition without mu,
+     * and tachy__h2_kill_locked must not wake it meanwhile. */
+    if (s->all_prev)
+        s->all_prev->all_next = s->all_next;
+    else
+        h2->all = s->all_next;
+    if (s->all_next)
+        s->all_next->all_prev = s->all_prev;
+    s->all_prev = s->all_next = NULL;
+    s->next = h2->dead_list;
+    h2->dead_list = s;
 }
 
 void tachy__h2_kill_locked(tachy__h2 *h2) {
     h2->dead = 1;
     tachy__h2_stream *s = h2->all;
     while (s) {
-        tachy__h2_stream *next = s->all_next; /* (s may go to dead_list, never freed here) */
+        tachy__h2_stream *next = s->all_next; /* (s may leave the list for dead_list, never
+                                                  freed here) */
         pthread_cond_broadcast(&s->cond);
         if (!s->ng_closed) {
             s->ng_closed = 1;

@@ -640,13 +640,7 @@ void tachy__h2_stream_free(tachy__h2_stream *s) {
     free(s->hoff);
     free(s->refs_arr);
     pthread_cond_destroy(&s->cond);
-    pthread_mutex_lock(&h2->mu);
-    if (s->all_prev)
-        s->all_prev->all_next = s->all_next;
-    else
-        h2->all = s->all_next;
-    if (s->all_next)
-        s->all_next->all_prev = s->all_prev;
+    pthread_mutex_lock(&h2->mu); /* (s left h2->all in tachy__h2_stream_unref) */
     int requeue = --h2->nstreams == 0 && h2->held;
     pthread_mutex_unlock(&h2->mu);
     free(s);
