@@ -607,6 +607,26 @@ static int port;
 static atomic_int calls;      /* handler calls of the counting contexts */
 static atomic_int held_read;  /* what the held read returned */
 
+/* Waits until srv has no connection left (those of earlier tests: slow under valgrind). */
+static void wait_no_connections(void) {
+    long t0 = ts_now_ms();
+    while (tachy_server_connection_count(srv) > 0 && ts_now_ms() - t0 < 10000)
+        ts_sleep_ms(10);
+    assert_int_equal(tachy_server_connection_count(srv), 0);
+}
+
+/* Waits until `calls` has not moved for 50 ms (500 under valgrind): handlers of earlier
+ * tests' streams may still be queued. */
+static void wait_calls_settle(void) {
+    int last = -1;
+    long t0 = ts_now_ms();
+    while (atomic_load(&calls) != last && ts_now_ms() - t0 < 10000) {
+        last = atomic_load(&calls);
+        ts_sleep_ms(ts_under_valgrind() ? 500 : 50);
+    }
+}
+
+
 static int hello(tachy_exchange *ex, void *user) {
     (void)user;
     atomic_fetch_add(&calls, 1);
@@ -1262,6 +1282,7 @@ static void continuation_flood(void **state) {
 static void rapid_reset(void **state) {
     (void)state;
     NEED_H2();
+    wait_calls_settle();
     atomic_store(&calls, 0);
     hc *c = hc_open(port);
     hb b = {0};
@@ -1286,6 +1307,7 @@ static void rapid_reset(void **state) {
     assert_int_equal(c->goaway, E_CALM);
     wait_eof(c, 3000);
     ts_sleep_ms(100);
+    wait_calls_settle();
     int n = atomic_load(&calls);
     assert_true(n < 100); /* far fewer handler calls than streams */
     free(b.p);
@@ -1297,6 +1319,7 @@ static void rapid_reset(void **state) {
 static void header_list_too_big(void **state) {
     (void)state;
     NEED_H2();
+    wait_calls_settle();
     atomic_store(&calls, 0);
     hc *c = hc_open(port);
     hb b = {0};
@@ -1324,6 +1347,7 @@ static void header_list_too_big(void **state) {
 static void hpack_bomb(void **state) {
     (void)state;
     NEED_H2();
+    wait_calls_settle();
     atomic_store(&calls, 0);
     hc *c = hc_open(port);
     hb b = {0};
@@ -1431,6 +1455,7 @@ static void smuggling(void **state) {
         {"X-Upper", "a", 1, 0},
         {"x-a", "a", 1, 1},
     };
+    wait_calls_settle();
     atomic_store(&calls, 0);
     hc *c = hc_open(port);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1528,6 +1553,7 @@ static long rss_kib(void) {
  * opened by a child process (so that the client's memory is not in the figure): the
  * server's RSS growth per connection in bytes, and its thread count's. */
 static long idle_cost(int h2, int n, int *threads_delta, long *heap) {
+    wait_no_connections();
     int up[2], down[2];
     assert_int_equal(pipe(up), 0);
     assert_int_equal(pipe(down), 0);
