@@ -32,9 +32,10 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
         h2->continuations = 0;
         int32_t id = hd->stream_id;
         if (id > h2->max_id && (id & 1)) {
-            if (id > h2->max_id + 2) { /* ids skipped: never usable again */
+            int32_t next = h2->max_id ? h2->max_id + 2 : 1; /* the lowest id still unused */
+            if (id > next) { /* ids skipped: never usable again */
                 int32_t *g = h2->gaps[h2->ngaps++ % 8];
-                g[0] = h2->max_id + 2;
+                g[0] = next;
                 g[1] = id - 2;
             }
             h2->max_id = id;
@@ -403,6 +404,7 @@ static int upgrade(tachy__h2 *h2) {
         }
         s->in_eof = 1;
         tachy__h2_stream_ready(s);
+        h2->max_id = 1; /* (the client's next stream is 3) */
     } else if (s) {
         NG(nghttp2_session_set_stream_user_data)(h2->ng, 1, NULL);
         tachy__h2_stream_unref(s);
