@@ -20,6 +20,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
@@ -103,8 +104,20 @@ static int raw_send(hc *c, const void *p, size_t n) {
     while (n) {
         ssize_t k;
         if (c->ssl) {
+            /* (the socket is non-blocking under TLS: wait for room and retry) */
             size_t w = 0;
-            k = SSL_write_ex(c->ssl, b, n, &w) == 1 ? (ssize_t)w : -1;
+            if (SSL_write_ex(c->ssl, b, n, &w) != 1) {
+                int e = SSL_get_error(c->ssl, 0);
+                ERR_clear_error();
+                if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) {
+                    struct pollfd pw = {c->fd, e == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN, 0};
+                    if (poll(&pw, 1, 5000) <= 0)
+                        return -1;
+                    continue;
+                }
+                return -1;
+            }
+            k = (ssize_t)w;
         } else {
             k = send(c->fd, b, n, MSG_NOSIGNAL);
         }
@@ -148,7 +161,20 @@ static void rst(hc *c, int32_t sid, uint32_t code) {
 }
 
 /* Reads more bytes within timeout_ms: 1, 0 on timeout, -1 at EOF. */
+static int fill_once(hc *c, int timeout_ms);
+
 static int fill(hc *c, int timeout_ms) {
+    long t0 = ts_now_ms();
+    for (;;) {
+        int r = fill_once(c, timeout_ms);
+        long left = timeout_ms - (ts_now_ms() - t0);
+        if (r != 0 || !c->ssl || left <= 0)
+            return r;
+        timeout_ms = (int)left; /* TLS: a record without application data; wait on */
+    }
+}
+
+static int fill_once(hc *c, int timeout_ms) {
     if (c->cap - c->len < 65536) {
         c->cap = c->cap ? c->cap * 2 : 262144;
         c->buf = realloc(c->buf, c->cap);
@@ -163,9 +189,18 @@ static int fill(hc *c, int timeout_ms) {
     }
     ssize_t n;
     if (c->ssl) {
+        /* non-blocking: a record that is not application data (a session ticket) is
+         * "nothing yet" */
         size_t got = 0;
-        n = SSL_read_ex(c->ssl, c->buf + c->len, c->cap - c->len, &got) == 1 ? (ssize_t)got : -1;
-        ERR_clear_error();
+        if (SSL_read_ex(c->ssl, c->buf + c->len, c->cap - c->len, &got) == 1) {
+            n = (ssize_t)got;
+        } else {
+            int e = SSL_get_error(c->ssl, 0);
+            ERR_clear_error();
+            if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE)
+                return 0;
+            n = -1;
+        }
     } else {
         n = recv(c->fd, c->buf + c->len, c->cap - c->len, 0);
     }
@@ -571,6 +606,9 @@ static void send_body(hc *c, int32_t sid, const uint8_t *body, size_t len, int e
         if (w <= 0) {
             assert_true(ts_now_ms() - t0 < 10000);
             int r = pump(c, 2000);
+            if (r < 0 && getenv("TEST_H2_DEBUG"))
+                fprintf(stderr, "send_body: stream %d at %zu of %zu: windows %lld / %lld, pump %d\n",
+                        sid, off, len, (long long)s->swin, (long long)c->conn_swin, r);
             assert_true(r >= 0);
             continue;
         }
@@ -1254,6 +1292,25 @@ static void max_concurrent_streams(void **state) {
     assert_int_equal(fresh_get(port), 200);
 }
 
+/* A new stream's id must be above every id the client used (RFC 9113 5.1.1): HEADERS on
+ * 1 after 3 (1 was skipped, never opened) is a connection error. */
+static void lower_stream_id(void **state) {
+    (void)state;
+    NEED_H2();
+    for (int first = 3; first <= 7; first += 4) {
+        wait_calls_settle();
+        atomic_store(&calls, 0);
+        hc *c = hc_open(port);
+        req(c, first, "GET", "/count", 1);
+        assert_true(wait_stream(c, first, 5000));
+        req(c, first - 2, "GET", "/count", 1);
+        assert_true(wait_goaway(c, 5000));
+        assert_int_equal(c->goaway, E_PROTOCOL);
+        assert_int_equal(atomic_load(&calls), 1);
+        hc_close(c);
+    }
+}
+
 static void continuation_flood(void **state) {
     (void)state;
     NEED_H2();
@@ -1637,37 +1694,51 @@ static void idle_connections_cost(void **state) {
 
 /* ---- TLS with ALPN h2 ----------------------------------------------------------------- */
 
-static void tls_alpn_h2(void **state) {
-    (void)state;
-    NEED_H2();
-    EVP_PKEY *k = EVP_EC_gen("P-256");
-    X509 *x = X509_new();
+typedef struct tls_env {
+    EVP_PKEY *k;
+    X509 *x;
+    tachy_tls_config *cfg;
+    tachy_server *s;
+    SSL_CTX *cctx;
+    int port;
+} tls_env;
+
+/* An HTTPS server (self-signed, its test contexts) and a client context. */
+static void tls_up(tls_env *e) {
+    e->k = EVP_EC_gen("P-256");
+    e->x = X509_new();
+    X509 *x = e->x;
     X509_set_version(x, 2);
     ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
     X509_gmtime_adj(X509_getm_notBefore(x), -3600);
     X509_gmtime_adj(X509_getm_notAfter(x), 86400);
-    X509_set_pubkey(x, k);
+    X509_set_pubkey(x, e->k);
     X509_NAME *name = X509_get_subject_name(x);
     X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)"localhost", -1, -1, 0);
     X509_set_issuer_name(x, name);
-    assert_true(X509_sign(x, k, EVP_sha256()) > 0);
+    assert_true(X509_sign(x, e->k, EVP_sha256()) > 0);
     BIO *cb = BIO_new(BIO_s_mem()), *kb = BIO_new(BIO_s_mem());
     PEM_write_bio_X509(cb, x);
-    PEM_write_bio_PrivateKey(kb, k, NULL, NULL, 0, NULL, NULL);
+    PEM_write_bio_PrivateKey(kb, e->k, NULL, NULL, 0, NULL, NULL);
     char *cp, *kp;
     long cl = BIO_get_mem_data(cb, &cp), kl = BIO_get_mem_data(kb, &kp);
-    tachy_tls_config *cfg;
-    assert_int_equal(tachy_tls_config_create(&cfg), 0);
-    assert_int_equal(tachy_tls_config_load_pem(cfg, cp, (size_t)cl, kp, (size_t)kl, NULL), 0);
+    assert_int_equal(tachy_tls_config_create(&e->cfg), 0);
+    assert_int_equal(tachy_tls_config_load_pem(e->cfg, cp, (size_t)cl, kp, (size_t)kl, NULL), 0);
+    BIO_free(cb);
+    BIO_free(kb);
     tachy_options o;
     opts(&o);
-    tachy_server *s = NULL;
-    assert_int_equal(tachy_https_server_create(&s, "127.0.0.1", 0, 0, &o, cfg), 0);
-    contexts(s);
-    int p = ts_start(s);
-    SSL_CTX *cctx = SSL_CTX_new(TLS_client_method());
-    SSL *ssl = SSL_new(cctx);
-    int fd = ts_connect(p);
+    assert_int_equal(tachy_https_server_create(&e->s, "127.0.0.1", 0, 0, &o, e->cfg), 0);
+    contexts(e->s);
+    e->port = ts_start(e->s);
+    e->cctx = SSL_CTX_new(TLS_client_method());
+}
+
+/* A TLS connection offering h2 and http/1.1 by ALPN: h2 must be chosen. Non-blocking once
+ * the handshake is done (fill and raw_send wait themselves). */
+static hc *tls_open(tls_env *e) {
+    SSL *ssl = SSL_new(e->cctx);
+    int fd = ts_connect(e->port);
     SSL_set_fd(ssl, fd);
     SSL_set_alpn_protos(ssl, (const unsigned char *)"\x02h2\x08http/1.1", 12);
     assert_int_equal(SSL_connect(ssl), 1);
@@ -1676,21 +1747,63 @@ static void tls_alpn_h2(void **state) {
     SSL_get0_alpn_selected(ssl, &alpn, &alen);
     assert_int_equal(alen, 2);
     assert_memory_equal(alpn, "h2", 2);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     hc *c = hc_new(fd, ssl);
     hc_hello(c, NULL, 0);
+    return c;
+}
+
+static void tls_down(tls_env *e) {
+    SSL_CTX_free(e->cctx);
+    ts_stop(e->s);
+    tachy_tls_config_free(e->cfg);
+    X509_free(e->x);
+    EVP_PKEY_free(e->k);
+}
+
+static void tls_alpn_h2(void **state) {
+    (void)state;
+    NEED_H2();
+    tls_env e;
+    tls_up(&e);
+    hc *c = tls_open(&e);
     req(c, 1, "GET", "/hello", 1);
     assert_true(wait_stream(c, 1, 5000));
     assert_int_equal(S(c, 1)->status, 200);
     assert_int_equal(S(c, 1)->len, 14);
     assert_memory_equal(S(c, 1)->body, "hello HTTP/2.0", 14);
     hc_close(c);
-    SSL_CTX_free(cctx);
-    ts_stop(s);
-    tachy_tls_config_free(cfg);
-    BIO_free(cb);
-    BIO_free(kb);
-    X509_free(x);
-    EVP_PKEY_free(k);
+    tls_down(&e);
+}
+
+/* Over TLS, streams whose handlers read, write and sleep at once (the reader and the
+ * senders take turns on the one SSL: h2->xp_lock): a 1 MiB echo, a 1 MiB download, a slow
+ * stream. */
+static void tls_concurrent_streams(void **state) {
+    (void)state;
+    NEED_H2();
+    tls_env e;
+    tls_up(&e);
+    hc *c = getenv("TEST_H2_PLAIN") ? hc_open(port) : tls_open(&e);
+    uint8_t *body = malloc(BIG);
+    for (size_t i = 0; i < BIG; i++)
+        body[i] = pattern(i);
+    req(c, 1, "POST", "/echo", 0);
+    req(c, 3, "GET", "/big", 1);
+    req(c, 5, "GET", "/sleep", 1);
+    send_body(c, 1, body, BIG, 1);
+    assert_true(wait_stream(c, 1, 10000));
+    assert_true(wait_stream(c, 3, 10000));
+    assert_true(wait_stream(c, 5, 10000));
+    assert_int_equal(S(c, 1)->status, 200);
+    assert_int_equal(S(c, 1)->len, BIG);
+    assert_memory_equal(S(c, 1)->body, body, BIG);
+    assert_int_equal(S(c, 3)->len, BIG);
+    assert_memory_equal(S(c, 3)->body, body, BIG);
+    assert_int_equal(S(c, 5)->status, 200);
+    free(body);
+    hc_close(c);
+    tls_down(&e);
 }
 
 int main(void) {
@@ -1711,6 +1824,7 @@ int main(void) {
         cmocka_unit_test(http2_option_bits),
         cmocka_unit_test(upgrade_h2c),
         cmocka_unit_test(max_concurrent_streams),
+        cmocka_unit_test(lower_stream_id),
         cmocka_unit_test(continuation_flood),
         cmocka_unit_test(rapid_reset),
         cmocka_unit_test(header_list_too_big),
@@ -1724,6 +1838,7 @@ int main(void) {
         cmocka_unit_test(drain_with_stream),
         cmocka_unit_test(idle_connections_cost),
         cmocka_unit_test(tls_alpn_h2),
+        cmocka_unit_test(tls_concurrent_streams),
     };
     if (getenv("TEST_H2_ONLY")) /* one test by name (debugging) */
         cmocka_set_test_filter(getenv("TEST_H2_ONLY"));
