@@ -771,7 +771,38 @@ static int held(tachy_exchange *ex, void *user) {
     return tachy_exchange_close(ex);
 }
 
+/* A held exchange deferred with TACHY_DEFER_CLOSER_CONTINUES (the Java provider on an
+ * executor): its closer writes 100000 bytes and closes; none of it may block (a virtual
+ * thread must not pin its carrier), whatever the peer's window. */
+static atomic_long held_close_ms; /* how long the closer's calls took, -1 = failed */
+
+static void *held_closer(void *arg) {
+    tachy_exchange *ex = arg;
+    ts_sleep_ms(20);
+    long t0 = ts_now_ms();
+    static uint8_t buf[100000];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = pattern(i);
+    int ok = tachy_exchange_send_response_headers(ex, 200, sizeof buf) == 0 &&
+             tachy_exchange_write(ex, buf, sizeof buf) == (ssize_t)sizeof buf;
+    int rc = tachy_exchange_close(ex);
+    ok = ok && (rc == 0 || rc == TACHY_EWOULDBLOCK);
+    atomic_store(&held_close_ms, ok ? ts_now_ms() - t0 : -1);
+    return NULL;
+}
+
+static int held_deferred(tachy_exchange *ex, void *user) {
+    (void)user;
+    tachy_exchange_hold(ex, 1);
+    assert_int_equal(tachy_exchange_defer_flags(ex, TACHY_DEFER_CLOSER_CONTINUES), 0);
+    pthread_t t;
+    pthread_create(&t, NULL, held_closer, ex);
+    pthread_detach(t);
+    return 0;
+}
+
 static void contexts(tachy_server *s) {
+    tachy_server_create_context(s, "/helddefer", held_deferred, NULL, NULL);
     tachy_server_create_context(s, "/hello", hello, NULL, NULL);
     tachy_server_create_context(s, "/204", status_only, (void *)204, NULL);
     tachy_server_create_context(s, "/304", status_only, (void *)304, NULL);
@@ -1553,6 +1584,32 @@ static void deferred_exchange(void **state) {
     hc_close(c);
 }
 
+static void held_deferred_closer_never_blocks(void **state) {
+    (void)state;
+    NEED_H2();
+    uint32_t set[] = {4, 0}; /* the client's window: 0 */
+    hc *c = hc_open_ex(port, set, 1);
+    c->auto_wu = 0;
+    atomic_store(&held_close_ms, -2);
+    req(c, 1, "GET", "/helddefer", 1);
+    long t0 = ts_now_ms();
+    while (atomic_load(&held_close_ms) == -2 && ts_now_ms() - t0 < 5000)
+        ts_sleep_ms(5);
+    long took = atomic_load(&held_close_ms);
+    assert_true(took >= 0);
+    assert_true(took < 200 || ts_under_valgrind());
+    window_update(c, 0, 1 << 20);
+    window_update(c, 1, 1 << 20);
+    assert_true(wait_stream(c, 1, 5000));
+    st *s = S(c, 1);
+    assert_int_equal(s->status, 200);
+    assert_int_equal(s->len, 100000);
+    for (size_t i = 0; i < 100000; i++)
+        if (s->body[i] != pattern(i))
+            fail_msg("byte %zu", i);
+    hc_close(c);
+}
+
 static void held_exchange_read(void **state) {
     (void)state;
     NEED_H2();
@@ -1835,6 +1892,7 @@ int main(void) {
         cmocka_unit_test(smuggling),
         cmocka_unit_test(deferred_exchange),
         cmocka_unit_test(held_exchange_read),
+        cmocka_unit_test(held_deferred_closer_never_blocks),
         cmocka_unit_test(drain_with_stream),
         cmocka_unit_test(idle_connections_cost),
         cmocka_unit_test(tls_alpn_h2),
