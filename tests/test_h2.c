@@ -1227,21 +1227,49 @@ static void idle_timeout_goaway(void **state) {
     tachy_server *s2 = ts_server(&o);
     contexts(s2);
     int p2 = ts_start(s2);
-    hc *c = hc_open(p2);
-    req(c, 1, "GET", "/hello", 1);
-    assert_true(wait_stream(c, 1, 5000));
-    long t0 = ts_now_ms();
-    assert_true(wait_eof(c, 5000));
-    long took = ts_now_ms() - t0;
-    assert_int_equal(c->goaway, E_NO);
-    assert_true(took >= 200 && (took < 2000 || ts_under_valgrind()));
-    hc_close(c);
+    /* a fast handler, and a slow one (it ends long after the connection parked) */
+    for (int slow = 0; slow < 2; slow++) {
+        hc *c = hc_open(p2);
+        ts_sleep_ms(50); /* (our SETTINGS ack is in) */
+        req(c, 1, "GET", slow ? "/sleep" : "/hello", 1);
+        assert_true(wait_stream(c, 1, 5000));
+        long t0 = ts_now_ms();
+        assert_true(wait_eof(c, 5000));
+        long took = ts_now_ms() - t0;
+        assert_int_equal(c->goaway, E_NO);
+        assert_true(took >= 200 && (took < 2000 || ts_under_valgrind()));
+        hc_close(c);
+    }
     ts_stop(s2);
 }
 
 /* tachy_options.http2 opens each way alone: without TACHY_HTTP2_PRIOR the preface is not
  * HTTP/2 (no SETTINGS comes back), without TACHY_HTTP2_UPGRADE "Upgrade: h2c" is served as
  * HTTP/1.1, with 0 neither. */
+/* A stream whose handler is done but whose request never ends (no END_STREAM) does not
+ * keep the connection from its idle timeout. */
+static void idle_timeout_with_unfinished_request(void **state) {
+    (void)state;
+    NEED_H2();
+    tachy_options o;
+    opts(&o);
+    o.idle_interval_ms = 300;
+    tachy_server *s2 = ts_server(&o);
+    contexts(s2);
+    int p2 = ts_start(s2);
+    hc *c = hc_open(p2);
+    req(c, 1, "POST", "/hello", 0);
+    frame(c, F_DATA, 0, 1, "abc", 3);
+    assert_true(wait_stream(c, 1, 5000));
+    assert_int_equal(S(c, 1)->status, 200);
+    long t0 = ts_now_ms();
+    assert_true(wait_eof(c, 5000));
+    long took = ts_now_ms() - t0;
+    assert_true(took < 3000 || ts_under_valgrind());
+    hc_close(c);
+    ts_stop(s2);
+}
+
 static void http2_option_bits(void **state) {
     (void)state;
     NEED_H2();
@@ -1878,6 +1906,7 @@ int main(void) {
         cmocka_unit_test(concurrent_echoes),
         cmocka_unit_test(close_after_response),
         cmocka_unit_test(idle_timeout_goaway),
+        cmocka_unit_test(idle_timeout_with_unfinished_request),
         cmocka_unit_test(http2_option_bits),
         cmocka_unit_test(upgrade_h2c),
         cmocka_unit_test(max_concurrent_streams),

@@ -48,6 +48,8 @@ struct tachy__h2 {
     long rst_second;          /* (mu) the second the client's resets are being counted in */
     int rst_count;            /* (mu) ... and how many there were */
     uint32_t fatal;           /* (mu) the error code to end the session with (callbacks) */
+    long idle_since;          /* (mu) when the last handler's exchange ended (or the owner
+                                 parked it with none running): its idle time counts from it */
     /* (mu) Client stream ids: the highest that opened a stream, and the last few runs of
      * ids it skipped (they can never open one: a HEADERS on them is a PROTOCOL_ERROR, RFC
      * 9113 5.1.1, which nghttp2 cannot tell from trailers on a stream it reset). */

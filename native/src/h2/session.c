@@ -475,6 +475,19 @@ int tachy__h2_start(tachy__conn *c) {
 
 /* ---- the read step ------------------------------------------------------------------- */
 
+/* Busy while a handler has a stream (its exchange has not ended) or a flush job is queued.
+ * A stream whose handler is done but whose request never ends (no END_STREAM: nghttp2
+ * keeps it open) does not count: it must not keep the connection from its idle timeout.
+ * mu held. */
+static int busy_locked(tachy__h2 *h2) {
+    if (h2->flush_posted)
+        return 1;
+    for (tachy__h2_stream *s = h2->all; s; s = s->all_next)
+        if (s->refs > (s->ng_closed ? 0 : 1)) /* more than nghttp2's reference */
+            return 1;
+    return 0;
+}
+
 /* Ends the session with code (GOAWAY) after a fatal error in the input. mu held. */
 static void fail_locked(tachy__h2 *h2, uint32_t code) {
     if (!h2->goaway) {
@@ -602,13 +615,27 @@ tachy__conn_next tachy__h2_run(tachy__conn *c, int *idle, long *deadline) {
         return hold_or_close(h2);
     }
     pthread_mutex_lock(&h2->mu);
-    int streams = h2->nstreams;
+    int busy = busy_locked(h2);
+    if (!busy)
+        h2->idle_since = tachy__now_ms();
     pthread_mutex_unlock(&h2->mu);
-    *idle = streams == 0;
+    *idle = !busy;
     /* An idle connection times out after idleInterval (GOAWAY, then closed: the watchdog,
-     * tachy__h2_closing); one with streams is not timed while their handlers run. */
-    *deadline = tachy__now_ms() + (streams == 0 ? srv->opt.idle_interval_ms : 86400000L);
+     * tachy__h2_closing). A busy one is looked at again then (tachy__h2_recheck): its
+     * handlers may end while it stays parked. */
+    *deadline = tachy__now_ms() + srv->opt.idle_interval_ms;
     return TACHY__CONN_NEXT_PARK;
+}
+
+long tachy__h2_recheck(tachy__conn *c, int *idle) {
+    tachy__h2 *h2 = c->h2;
+    long now = tachy__now_ms(), idle_ms = c->srv->opt.idle_interval_ms;
+    pthread_mutex_lock(&h2->mu);
+    int busy = !h2->dead && busy_locked(h2);
+    long dl = busy ? now + idle_ms : h2->idle_since + idle_ms;
+    pthread_mutex_unlock(&h2->mu);
+    *idle = !busy;
+    return dl > now ? dl : 0;
 }
 
 /* ---- the end ----------------------------------------------------------------------------- */

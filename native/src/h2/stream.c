@@ -193,6 +193,7 @@ static void exchange_done(tachy__h2_stream *s) {
      * it, see no stream left and close the connection (freeing h2) before we reap. */
     h2->nstreams++;
     tachy__h2_stream_unref(s);
+    h2->idle_since = tachy__now_ms(); /* (tachy__h2_recheck) */
     pthread_mutex_unlock(&h2->mu);
     tachy__h2_reap(h2);
     tachy__h2_unpin(h2);
