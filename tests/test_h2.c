@@ -1533,6 +1533,20 @@ static void settings_flood(void **state) {
     assert_true(wait_goaway(c, 5000));
     assert_true(c->goaway == E_CALM || c->goaway == E_PROTOCOL || c->eof);
     hc_close(c);
+    /* 20000 SETTINGS frames (each wants an ACK) sent without reading: the connection ends
+     * (nghttp2 counts the ACKs it cannot send, CVE-2019-9515) */
+    c = hc_open(port);
+    hb all = {0};
+    for (int i = 0; i < 20000; i++) {
+        uint8_t f[15] = {0, 0, 6, F_SETTINGS, 0, 0, 0, 0, 0, 0, 4, 0, 1, 0, 0};
+        hb_raw(&all, f, 15);
+    }
+    for (size_t off = 0; off < all.len; off += 15 * 1000)
+        if (raw_send(c, all.p + off, 15 * 1000) < 0)
+            break;
+    assert_true(wait_eof(c, 10000));
+    free(all.p);
+    hc_close(c);
     assert_int_equal(fresh_get(port), 200);
 }
 
