@@ -1302,6 +1302,44 @@ static void http2_option_bits(void **state) {
     }
 }
 
+/* Clients that leave in the middle of transfers (an echo being read and written, a 1 MiB
+ * download, a streamed response), from 4 threads at once: the connection dies while
+ * handlers read, write and end, and while another thread sends. */
+static void *abrupt_close_main(void *arg) {
+    int n = (int)(intptr_t)arg;
+    static uint8_t body[32768];
+    for (int i = 0; i < n; i++) {
+        hc *c = hc_new(ts_connect(port), NULL);
+        static const uint8_t settings[9] = {0, 0, 0, F_SETTINGS, 0, 0, 0, 0, 0};
+        raw_send(c, preface, 24);
+        raw_send(c, settings, 9);
+        req(c, 1, "POST", "/echo", 0);
+        req(c, 3, "GET", "/big", 1);
+        req(c, 5, "GET", "/streamed", 1);
+        frame_try(c, F_DATA, 0, 1, body, 16384);
+        frame_try(c, F_DATA, 0, 1, body, 16384);
+        for (int k = 0; k < (i % 4); k++) /* leave after 0 to 3 frames */
+            if (pump(c, 100) < 0)
+                break;
+        hc_close(c);
+    }
+    return NULL;
+}
+
+static void abrupt_close_mid_transfer(void **state) {
+    (void)state;
+    NEED_H2();
+    enum { T = 4 };
+    pthread_t t[T];
+    int n = ts_under_valgrind() ? 10 : 100;
+    for (int i = 0; i < T; i++)
+        pthread_create(&t[i], NULL, abrupt_close_main, (void *)(intptr_t)n);
+    for (int i = 0; i < T; i++)
+        pthread_join(t[i], NULL);
+    wait_no_connections();
+    assert_int_equal(fresh_get(port), 200);
+}
+
 static void upgrade_h2c(void **state) {
     (void)state;
     NEED_H2();
@@ -1325,6 +1363,38 @@ static void upgrade_h2c(void **state) {
 }
 
 /* More streams than SETTINGS_MAX_CONCURRENT_STREAMS (8 here): the extra are refused. */
+/* The upgraded request is stream 1 like any other: a client reset of it mid-response
+ * reaches its handler (its write fails) while the connection stays open. */
+static void upgrade_stream_reset(void **state) {
+    (void)state;
+    NEED_H2();
+    int fd = ts_connect(port);
+    /* HTTP2-Settings: HEADER_TABLE_SIZE 0, INITIAL_WINDOW_SIZE 1000 */
+    ts_send(fd, "GET /big HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                "Upgrade: h2c\r\nHTTP2-Settings: AAEAAAAAAAQAAAPo\r\n\r\n",
+            -1);
+    char head[512];
+    assert_int_equal(ts_read_head(fd, head, sizeof head), 101);
+    hc *c = hc_new(fd, NULL);
+    c->auto_wu = 0;
+    atomic_store(&big_failed, 0);
+    uint32_t set[] = {4, 1000};
+    hc_hello(c, set, 1);
+    long t0 = ts_now_ms();
+    while (S(c, 1)->len < 1000 && ts_now_ms() - t0 < 5000)
+        assert_true(pump(c, 1000) >= 0);
+    rst(c, 1, E_CANCEL);
+    t0 = ts_now_ms();
+    while (atomic_load(&big_failed) == 0 && ts_now_ms() - t0 < 3000)
+        ts_sleep_ms(10);
+    assert_int_equal(atomic_load(&big_failed), 1);
+    req(c, 3, "GET", "/hello", 1);
+    window_update(c, 3, 100);
+    assert_true(wait_stream(c, 3, 5000));
+    assert_int_equal(S(c, 3)->status, 200);
+    hc_close(c);
+}
+
 static void max_concurrent_streams(void **state) {
     (void)state;
     NEED_H2();
@@ -1922,7 +1992,9 @@ int main(void) {
         cmocka_unit_test(idle_timeout_goaway),
         cmocka_unit_test(idle_timeout_with_unfinished_request),
         cmocka_unit_test(http2_option_bits),
+        cmocka_unit_test(abrupt_close_mid_transfer),
         cmocka_unit_test(upgrade_h2c),
+        cmocka_unit_test(upgrade_stream_reset),
         cmocka_unit_test(max_concurrent_streams),
         cmocka_unit_test(lower_stream_id),
         cmocka_unit_test(continuation_flood),

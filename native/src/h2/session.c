@@ -380,6 +380,10 @@ static int upgrade(tachy__h2 *h2) {
     int rc = s ? 0 : TACHY_ENOMEM;
     if (rc == 0 && NG(nghttp2_session_upgrade2)(h2->ng, payload, (size_t)plen, is_head, s) != 0)
         rc = TACHY_EPROTO;
+    /* (a server session ignores upgrade2's stream user data: stream 1 exists now, so it is
+     * set here - or the stream's callbacks and its data source would not find s) */
+    if (rc == 0 && NG(nghttp2_session_set_stream_user_data)(h2->ng, 1, s) != 0)
+        rc = TACHY_EPROTO;
     if (rc == 0) {
         /* The request's head, as its own HEADERS would have carried it. The fields that
          * belonged to the HTTP/1.1 hop (RFC 9113 8.2.2) stay behind. */
