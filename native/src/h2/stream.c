@@ -440,10 +440,15 @@ static int st_head(tachy_exchange *ex, int code, int64_t content_length, int end
 
 ssize_t tachy__h2_stream_read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
                                    uint32_t *flags, nghttp2_data_source *src, void *user) {
-    (void)ng;
-    (void)id;
+    (void)src;
     (void)user;
-    tachy__h2_stream *s = src->ptr;
+    /* The stream by its user data, not src->ptr: a dead connection (tachy__h2_kill_locked)
+     * lets go of streams nghttp2 still has queued DATA for, and they may be freed before a
+     * sender that was writing meanwhile asks nghttp2 for more. Their user data is NULL from
+     * then on: nothing more is sent for them. */
+    tachy__h2_stream *s = NG(nghttp2_session_get_stream_user_data)(ng, id);
+    if (!s)
+        return NGHTTP2_ERR_DEFERRED;
     size_t have = tachy__buf_size(&s->out);
     size_t n = TACHY__MIN(have, len);
     if (n) {
