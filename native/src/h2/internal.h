@@ -17,6 +17,8 @@
 #define TACHY__H2_SEND_CHUNK (64 * 1024)         /* bytes gathered per socket write */
 #define TACHY__H2_MAX_CONTINUATIONS 16           /* per header block (CVE-2024-27316) */
 #define TACHY__H2_RESETS_PER_SEC 200             /* client RST_STREAMs (CVE-2023-44487) */
+#define TACHY__H2_LAST_WORDS_MS 500              /* a GOAWAY after an input error waits this
+                                                    long at most for another thread's write */
 
 typedef struct tachy__h2 tachy__h2;
 typedef struct tachy__h2_stream tachy__h2_stream;
@@ -99,8 +101,9 @@ struct tachy__h2_stream {
 /* Sends what the session has to say. wait = 0: never blocks (plain TCP: what the socket
  * takes now; the rest, and anything over TLS, is left to a flush job). With flush_posted
  * and force 0, nothing is done: the flush job will. force 2: even on a dead connection
- * (its last GOAWAY). 0 or TACHY_E* (the connection is then dead). Any thread; mu not
- * held. */
+ * (its last GOAWAY), once a thread sending meanwhile has written (waited for at most
+ * TACHY__H2_LAST_WORDS_MS, then nothing is sent). 0 or TACHY_E* (the connection is then
+ * dead). Any thread; mu not held. */
 int tachy__h2_send(tachy__h2 *h2, int wait, int force);
 /* Queues the flush job (it sends what the session has), unless it is queued already. It
  * counts as a stream: the connection outlives it. wake: bring a thread for it now (else

@@ -262,8 +262,11 @@ static int write_out(tachy__h2 *h2, int wait) {
 int tachy__h2_send(tachy__h2 *h2, int wait, int force) {
     tachy__conn *c = h2->c;
     pthread_mutex_lock(&h2->mu);
-    while (force == 2 && h2->sending) /* the last words wait for the sender before them */
-        pthread_cond_wait(&h2->send_cond, &h2->mu);
+    /* The last words wait for the sender before them - for a while: a peer that reads
+     * nothing may hold that sender's write for ever (the caller's shutdown ends it). */
+    long until = force == 2 ? tachy__now_ms() + TACHY__H2_LAST_WORDS_MS : 0;
+    while (force == 2 && h2->sending && tachy__now_ms() < until)
+        tachy__cond_wait_ms(&h2->send_cond, &h2->mu, until - tachy__now_ms());
     if (h2->sending || (h2->dead && force < 2) || (h2->flush_posted && !force)) {
         /* Another thread sends (it takes what we submitted: it asks nghttp2 again after each
          * write, under mu), or the flush job will. */
@@ -436,7 +439,7 @@ int tachy__h2_start(tachy__conn *c) {
     h2->c = c;
     pthread_mutex_init(&h2->mu, NULL);
     pthread_mutex_init(&h2->xp_lock, NULL);
-    pthread_cond_init(&h2->send_cond, NULL);
+    tachy__cond_init(&h2->send_cond); /* (monotonic: timed waits) */
     nghttp2_option *opt = NULL;
     if (NG(nghttp2_option_new)(&opt) != 0) {
         free(h2);
@@ -603,10 +606,13 @@ tachy__conn_next tachy__h2_run(tachy__conn *c, int *idle, long *deadline) {
     pthread_mutex_unlock(&h2->mu);
     /* SETTINGS and PING acks, WINDOW_UPDATEs, GOAWAY: now, before any response of the
      * streams read (those leave together, with the flush job after their jobs). */
-    if (!ending)
+    if (!ending && !broken)
         tachy__h2_send(h2, 1, 1);
     else
-        tachy__h2_send(h2, 1, 2); /* its GOAWAY, though the connection is dead */
+        /* its GOAWAY, though the connection is dead: after the write of a thread sending
+         * meanwhile (force 1 would leave it to that thread, which the socket's shutdown
+         * below can beat) */
+        tachy__h2_send(h2, 1, 2);
     tachy__h2_dispatch(h2); /* each ready stream's job, then one flush job */
     pthread_mutex_lock(&h2->mu);
     int done = broken || h2->dead ||
