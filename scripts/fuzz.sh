@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 SECS=${1:-20}
 BUILD=${TACHY_FUZZ_BUILD:-$ROOT/build/fuzz}
-FUZZERS=${FUZZERS:-fuzz_request fuzz_chunked fuzz_ws fuzz_inflate fuzz_server fuzz_proxy}
+FUZZERS=${FUZZERS:-fuzz_request fuzz_chunked fuzz_ws fuzz_inflate fuzz_server fuzz_proxy fuzz_h2}
 
 need=()
 for p in clang-14 libclang-rt-14-dev cmake ninja-build zlib1g-dev libssl-dev; do
@@ -65,7 +65,7 @@ fuzz_one() {
         echo "PASS $f: ${execs:-?} inputs in $(( $(date +%s) - start )) s (${cov:-cov: ?})"
     else
         echo "FAIL $f (log: $log, inputs in $art/):"
-        grep -E "ERROR|property failed|fuzz_server:|SUMMARY|Test unit written" "$log" | head -20
+        grep -E "ERROR|property failed|fuzz_server:|fuzz_h2:|SUMMARY|Test unit written" "$log" | head -20
     fi
 }
 

@@ -57,7 +57,7 @@ build build/asan -DCMAKE_BUILD_TYPE=Debug -DTACHY_ASAN=ON
 
 step "threaded socket tests under TSan"
 build build/tsan -DCMAKE_BUILD_TYPE=Debug -DTACHY_TSAN=ON
-(cd build/tsan && TSAN_OPTIONS=halt_on_error=1 ctest -j "$JOBS" --output-on-failure -R 'server|loop|conn|exchange|filter|lend|ws|tls|burst')
+(cd build/tsan && TSAN_OPTIONS=halt_on_error=1 ctest -j "$JOBS" --output-on-failure -R 'server|loop|conn|exchange|filter|lend|ws|tls|burst|h2')
 
 step "C tests under valgrind"
 # One test under valgrind (each uses its own ports: JOBS of them run side by side).

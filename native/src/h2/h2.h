@@ -42,6 +42,11 @@ int tachy__h2_start(tachy__conn *c);
  * run: the last one requeues c, srv->loop_requeue). */
 tachy__conn_next tachy__h2_run(tachy__conn *c, int *idle, long *deadline);
 
+/* The watchdog found c (parked, now the caller's) past its deadline: 0 when it is idle
+ * (close it), else the deadline to park it again with - handlers still run on its streams,
+ * or the last of them ended less than idleInterval ago - and *idle (no handler runs). */
+long tachy__h2_recheck(tachy__conn *c, int *idle);
+
 /* tachy__loop_close's hook for an HTTP/2 connection (the caller owns c): says GOAWAY
  * (without waiting) and wakes every stream; 1 when stream exchanges still run (c is then
  * held until the last ends, which requeues it: do not close it now), 0 to close. */

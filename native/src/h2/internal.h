@@ -17,6 +17,10 @@
 #define TACHY__H2_SEND_CHUNK (64 * 1024)         /* bytes gathered per socket write */
 #define TACHY__H2_MAX_CONTINUATIONS 16           /* per header block (CVE-2024-27316) */
 #define TACHY__H2_RESETS_PER_SEC 200             /* client RST_STREAMs (CVE-2023-44487) */
+#define TACHY__H2_POOL_MAX 128                   /* ended stream structs a connection keeps */
+#define TACHY__H2_POOL_IDLE 4                    /* ... once it has no stream left */
+#define TACHY__H2_LAST_WORDS_MS 500              /* a GOAWAY after an input error waits this
+                                                    long at most for another thread's write */
 
 typedef struct tachy__h2 tachy__h2;
 typedef struct tachy__h2_stream tachy__h2_stream;
@@ -34,13 +38,16 @@ struct tachy__h2 {
     int goaway;               /* (mu) GOAWAY submitted */
     int held;                 /* (mu) the loop got TACHY__CONN_NEXT_HOLD: the last stream's
                                  end requeues c */
-    int nstreams;             /* (mu) stream structs alive (each may hold a handler) */
+    int nstreams;             /* (mu) stream structs alive (each may hold a handler), and
+                                 pins: a thread still using h2 (the flush job, a stream's
+                                 end) - the connection is not closed while it is > 0 */
     int flush_posted;         /* (mu) flush_job is queued: responses that end meanwhile
                                  leave with it (one write for a batch of streams) */
     tachy__job flush_job;
     tachy__h2_stream *ready;  /* (mu) request heads complete, not yet queued (tail first) */
     tachy__h2_stream *dead_list; /* (mu) streams to free once mu is released */
-    tachy__h2_stream *all;    /* (mu) every stream struct alive (all_prev / all_next) */
+    tachy__h2_stream *all;    /* (mu) every stream struct with a reference left (all_prev /
+                                 all_next): those on dead_list are off it */
     tachy__h2_stream *pool;   /* (mu) structs of ended streams, for the next ones: a
                                  stream's memory is allocated once per connection, not per
                                  request */
@@ -49,6 +56,8 @@ struct tachy__h2 {
     long rst_second;          /* (mu) the second the client's resets are being counted in */
     int rst_count;            /* (mu) ... and how many there were */
     uint32_t fatal;           /* (mu) the error code to end the session with (callbacks) */
+    long idle_since;          /* (mu) when the last handler's exchange ended (or the owner
+                                 parked it with none running): its idle time counts from it */
     /* (mu) Client stream ids: the highest that opened a stream, and the last few runs of
      * ids it skipped (they can never open one: a HEADERS on them is a PROTOCOL_ERROR, RFC
      * 9113 5.1.1, which nghttp2 cannot tell from trailers on a stream it reset). */
@@ -105,13 +114,18 @@ struct tachy__h2_stream {
 /* Sends what the session has to say. wait = 0: never blocks (plain TCP: what the socket
  * takes now; the rest, and anything over TLS, is left to a flush job). With flush_posted
  * and force 0, nothing is done: the flush job will. force 2: even on a dead connection
- * (its last GOAWAY). 0 or TACHY_E* (the connection is then dead). Any thread; mu not
- * held. */
+ * (its last GOAWAY), once a thread sending meanwhile has written (waited for at most
+ * TACHY__H2_LAST_WORDS_MS, then nothing is sent). 0 or TACHY_E* (the connection is then
+ * dead). Any thread; mu not held. */
 int tachy__h2_send(tachy__h2 *h2, int wait, int force);
 /* Queues the flush job (it sends what the session has), unless it is queued already. It
  * counts as a stream: the connection outlives it. wake: bring a thread for it now (else
  * the calling pool thread takes it after the jobs it queued). mu held. */
 void tachy__h2_post_flush_locked(tachy__h2 *h2, int wake);
+/* Lets go of a pin (h2->nstreams++ under mu: the flush job, exchange_done) and, when it
+ * was the last one and the loop holds c for them, requeues c. h2 may be gone after it. mu
+ * not held. */
+void tachy__h2_unpin(tachy__h2 *h2);
 /* Frees the streams on h2->dead_list and, when the last stream is gone and the loop holds
  * c for them, requeues c. mu not held. */
 void tachy__h2_reap(tachy__h2 *h2);
@@ -143,5 +157,9 @@ ssize_t tachy__h2_stream_read_body(nghttp2_session *ng, int32_t id, uint8_t *buf
 void tachy__h2_stream_free(tachy__h2_stream *s);
 /* Frees the structs of h2->pool (the connection is closing). */
 void tachy__h2_pool_free(tachy__h2 *h2);
+/* Takes the pool's structs beyond TACHY__H2_POOL_IDLE off it (the connection goes idle):
+ * the list for tachy__h2_pool_release, which frees them once mu is released. mu held. */
+tachy__h2_stream *tachy__h2_pool_trim_locked(tachy__h2 *h2);
+void tachy__h2_pool_release(tachy__h2_stream *list);
 
 #endif

@@ -94,6 +94,9 @@ enum {
     NGHTTP2_ERR_CALLBACK_FAILURE = -902,
     NGHTTP2_ERR_BAD_CLIENT_MAGIC = -903,
     NGHTTP2_ERR_FLOODED = -904,
+    /* 1.61's own CONTINUATION bound (CVE-2024-27316), also in distributions' patched 1.52
+     * (Debian 12's stops at 8 CONTINUATIONs): no GOAWAY is queued for it. */
+    NGHTTP2_ERR_TOO_MANY_CONTINUATIONS = -905,
 };
 enum {
     NGHTTP2_FLAG_NONE = 0,

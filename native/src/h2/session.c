@@ -32,9 +32,10 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
         h2->continuations = 0;
         int32_t id = hd->stream_id;
         if (id > h2->max_id && (id & 1)) {
-            if (id > h2->max_id + 2) { /* ids skipped: never usable again */
+            int32_t next = h2->max_id ? h2->max_id + 2 : 1; /* the lowest id still unused */
+            if (id > next) { /* ids skipped: never usable again */
                 int32_t *g = h2->gaps[h2->ngaps++ % 8];
-                g[0] = h2->max_id + 2;
+                g[0] = next;
                 g[1] = id - 2;
             }
             h2->max_id = id;
@@ -167,17 +168,28 @@ static void cbs_make(void) {
 /* ---- streams' shared bookkeeping ------------------------------------------------------ */
 
 void tachy__h2_stream_unref(tachy__h2_stream *s) {
+    tachy__h2 *h2 = s->h2;
     if (--s->refs > 0)
         return;
-    s->next = s->h2->dead_list;
-    s->h2->dead_list = s;
+    /* Off h2->all now, under mu: tachy__h2_stream_free destroys s's condition without mu,
+     * and tachy__h2_kill_locked must not wake it meanwhile. */
+    if (s->all_prev)
+        s->all_prev->all_next = s->all_next;
+    else
+        h2->all = s->all_next;
+    if (s->all_next)
+        s->all_next->all_prev = s->all_prev;
+    s->all_prev = s->all_next = NULL;
+    s->next = h2->dead_list;
+    h2->dead_list = s;
 }
 
 void tachy__h2_kill_locked(tachy__h2 *h2) {
     h2->dead = 1;
     tachy__h2_stream *s = h2->all;
     while (s) {
-        tachy__h2_stream *next = s->all_next; /* (s may go to dead_list, never freed here) */
+        tachy__h2_stream *next = s->all_next; /* (s may leave the list for dead_list, never
+                                                  freed here) */
         pthread_cond_broadcast(&s->cond);
         if (!s->ng_closed) {
             s->ng_closed = 1;
@@ -210,7 +222,10 @@ static void flush_job(tachy__job *job) {
     pthread_mutex_unlock(&h2->mu);
     tachy__h2_send(h2, 1, 1);
     tachy__h2_reap(h2);
-    /* The job held the connection like a stream (see tachy__h2_post_flush_locked). */
+    tachy__h2_unpin(h2); /* the job held the connection (tachy__h2_post_flush_locked) */
+}
+
+void tachy__h2_unpin(tachy__h2 *h2) {
     pthread_mutex_lock(&h2->mu);
     int requeue = --h2->nstreams == 0 && h2->held;
     pthread_mutex_unlock(&h2->mu);
@@ -247,8 +262,11 @@ static int write_out(tachy__h2 *h2, int wait) {
 int tachy__h2_send(tachy__h2 *h2, int wait, int force) {
     tachy__conn *c = h2->c;
     pthread_mutex_lock(&h2->mu);
-    while (force == 2 && h2->sending) /* the last words wait for the sender before them */
-        pthread_cond_wait(&h2->send_cond, &h2->mu);
+    /* The last words wait for the sender before them - for a while: a peer that reads
+     * nothing may hold that sender's write for ever (the caller's shutdown ends it). */
+    long until = force == 2 ? tachy__now_ms() + TACHY__H2_LAST_WORDS_MS : 0;
+    while (force == 2 && h2->sending && tachy__now_ms() < until)
+        tachy__cond_wait_ms(&h2->send_cond, &h2->mu, until - tachy__now_ms());
     if (h2->sending || (h2->dead && force < 2) || (h2->flush_posted && !force)) {
         /* Another thread sends (it takes what we submitted: it asks nghttp2 again after each
          * write, under mu), or the flush job will. */
@@ -365,6 +383,10 @@ static int upgrade(tachy__h2 *h2) {
     int rc = s ? 0 : TACHY_ENOMEM;
     if (rc == 0 && NG(nghttp2_session_upgrade2)(h2->ng, payload, (size_t)plen, is_head, s) != 0)
         rc = TACHY_EPROTO;
+    /* (a server session ignores upgrade2's stream user data: stream 1 exists now, so it is
+     * set here - or the stream's callbacks and its data source would not find s) */
+    if (rc == 0 && NG(nghttp2_session_set_stream_user_data)(h2->ng, 1, s) != 0)
+        rc = TACHY_EPROTO;
     if (rc == 0) {
         /* The request's head, as its own HEADERS would have carried it. The fields that
          * belonged to the HTTP/1.1 hop (RFC 9113 8.2.2) stay behind. */
@@ -389,6 +411,7 @@ static int upgrade(tachy__h2 *h2) {
         }
         s->in_eof = 1;
         tachy__h2_stream_ready(s);
+        h2->max_id = 1; /* (the client's next stream is 3) */
     } else if (s) {
         NG(nghttp2_session_set_stream_user_data)(h2->ng, 1, NULL);
         tachy__h2_stream_unref(s);
@@ -416,7 +439,7 @@ int tachy__h2_start(tachy__conn *c) {
     h2->c = c;
     pthread_mutex_init(&h2->mu, NULL);
     pthread_mutex_init(&h2->xp_lock, NULL);
-    pthread_cond_init(&h2->send_cond, NULL);
+    tachy__cond_init(&h2->send_cond); /* (monotonic: timed waits) */
     nghttp2_option *opt = NULL;
     if (NG(nghttp2_option_new)(&opt) != 0) {
         free(h2);
@@ -458,6 +481,19 @@ int tachy__h2_start(tachy__conn *c) {
 }
 
 /* ---- the read step ------------------------------------------------------------------- */
+
+/* Busy while a handler has a stream (its exchange has not ended) or a flush job is queued.
+ * A stream whose handler is done but whose request never ends (no END_STREAM: nghttp2
+ * keeps it open) does not count: it must not keep the connection from its idle timeout.
+ * mu held. */
+static int busy_locked(tachy__h2 *h2) {
+    if (h2->flush_posted)
+        return 1;
+    for (tachy__h2_stream *s = h2->all; s; s = s->all_next)
+        if (s->refs > (s->ng_closed ? 0 : 1)) /* more than nghttp2's reference */
+            return 1;
+    return 0;
+}
 
 /* Ends the session with code (GOAWAY) after a fatal error in the input. mu held. */
 static void fail_locked(tachy__h2 *h2, uint32_t code) {
@@ -502,6 +538,8 @@ static int feed(tachy__h2 *h2) {
          * session ends with GOAWAY (nghttp2 has queued it for its own errors). */
         if (r == NGHTTP2_ERR_BAD_CLIENT_MAGIC)
             h2->goaway = 1; /* not HTTP/2 at all: nothing to say */
+        else if (r == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS || r == NGHTTP2_ERR_FLOODED)
+            fail_locked(h2, NGHTTP2_ENHANCE_YOUR_CALM); /* nghttp2's own flood limits */
         else
             fail_locked(h2, h2->fatal ? h2->fatal : NGHTTP2_PROTOCOL_ERROR);
         rc = -1;
@@ -568,10 +606,13 @@ tachy__conn_next tachy__h2_run(tachy__conn *c, int *idle, long *deadline) {
     pthread_mutex_unlock(&h2->mu);
     /* SETTINGS and PING acks, WINDOW_UPDATEs, GOAWAY: now, before any response of the
      * streams read (those leave together, with the flush job after their jobs). */
-    if (!ending)
+    if (!ending && !broken)
         tachy__h2_send(h2, 1, 1);
     else
-        tachy__h2_send(h2, 1, 2); /* its GOAWAY, though the connection is dead */
+        /* its GOAWAY, though the connection is dead: after the write of a thread sending
+         * meanwhile (force 1 would leave it to that thread, which the socket's shutdown
+         * below can beat) */
+        tachy__h2_send(h2, 1, 2);
     tachy__h2_dispatch(h2); /* each ready stream's job, then one flush job */
     pthread_mutex_lock(&h2->mu);
     int done = broken || h2->dead ||
@@ -584,13 +625,31 @@ tachy__conn_next tachy__h2_run(tachy__conn *c, int *idle, long *deadline) {
         return hold_or_close(h2);
     }
     pthread_mutex_lock(&h2->mu);
-    int streams = h2->nstreams;
+    int busy = busy_locked(h2);
+    tachy__h2_stream *trim = NULL;
+    if (!busy) {
+        h2->idle_since = tachy__now_ms();
+        trim = tachy__h2_pool_trim_locked(h2); /* an idle connection keeps little */
+    }
     pthread_mutex_unlock(&h2->mu);
-    *idle = streams == 0;
+    tachy__h2_pool_release(trim);
+    *idle = !busy;
     /* An idle connection times out after idleInterval (GOAWAY, then closed: the watchdog,
-     * tachy__h2_closing); one with streams is not timed while their handlers run. */
-    *deadline = tachy__now_ms() + (streams == 0 ? srv->opt.idle_interval_ms : 86400000L);
+     * tachy__h2_closing). A busy one is looked at again then (tachy__h2_recheck): its
+     * handlers may end while it stays parked. */
+    *deadline = tachy__now_ms() + srv->opt.idle_interval_ms;
     return TACHY__CONN_NEXT_PARK;
+}
+
+long tachy__h2_recheck(tachy__conn *c, int *idle) {
+    tachy__h2 *h2 = c->h2;
+    long now = tachy__now_ms(), idle_ms = c->srv->opt.idle_interval_ms;
+    pthread_mutex_lock(&h2->mu);
+    int busy = !h2->dead && busy_locked(h2);
+    long dl = busy ? now + idle_ms : h2->idle_since + idle_ms;
+    pthread_mutex_unlock(&h2->mu);
+    *idle = !busy;
+    return dl > now ? dl : 0;
 }
 
 /* ---- the end ----------------------------------------------------------------------------- */

@@ -35,7 +35,7 @@ tachy__h2_stream *tachy__h2_stream_new(tachy__h2 *h2, int32_t id) {
         s = calloc(1, sizeof *s);
         if (!s)
             return NULL;
-        pthread_cond_init(&s->cond, NULL);
+        tachy__cond_init(&s->cond); /* (monotonic: wait_room's timed waits) */
     }
     memset(&s->h2, 0, sizeof *s - offsetof(tachy__h2_stream, h2));
     tachy__buf_reset(&s->hbuf);
@@ -45,6 +45,7 @@ tachy__h2_stream *tachy__h2_stream_new(tachy__h2 *h2, int32_t id) {
     s->id = id;
     s->refs = 1; /* nghttp2's, until on_stream_close */
     s->content_length = -1;
+
     if (NG(nghttp2_session_set_stream_user_data)(h2->ng, id, s) != 0 && id != 1) {
         s->next = h2->pool; /* (back, unused) */
         h2->pool = s;
@@ -141,9 +142,10 @@ static const tachy__exchange_ops stream_ops;
  * head any more). 0, or the status to answer instead (400, 431, 500). */
 static int begin(tachy__h2_stream *s) {
     tachy__conn *c = s->h2->c;
-    s->ex.conn = c; /* (a refused head is answered through the seam too) */
+    /* The stream's seam from the start: a 431 or 400 below is answered through it (on this
+     * stream), before any tachy__exchange_begin. */
+    s->ex.conn = c;
     s->ex.ops = &stream_ops;
-    s->ex.rsp_code = -1;
     if (s->too_big)
         return 431;
     if (!s->has_method || !s->has_path)
@@ -187,8 +189,6 @@ static int begin(tachy__h2_stream *s) {
     /* No length and more DATA to come: the JDK's chunked request (length -1). */
     fr.chunked = s->content_length < 0 && !eof;
     fr.expect_continue = s->expect_100 && !eof;
-    s->ex.conn = c;
-    s->ex.ops = &stream_ops;
     int rc = tachy__exchange_begin(&s->ex, c, &req, &fr);
     s->begun = 1; /* (its memory is the exchange's either way) */
     s->ex.ops = &stream_ops; /* (kept across begin, which may fail half-way) */
@@ -205,9 +205,14 @@ static int begin(tachy__h2_stream *s) {
 static void exchange_done(tachy__h2_stream *s) {
     tachy__h2 *h2 = s->h2;
     pthread_mutex_lock(&h2->mu);
+    /* Pinned until the reap below: once s is on dead_list, the connection's owner may reap
+     * it, see no stream left and close the connection (freeing h2) before we reap. */
+    h2->nstreams++;
     tachy__h2_stream_unref(s);
+    h2->idle_since = tachy__now_ms(); /* (tachy__h2_recheck) */
     pthread_mutex_unlock(&h2->mu);
     tachy__h2_reap(h2);
+    tachy__h2_unpin(h2);
 }
 
 static void stream_job(tachy__job *job) {
@@ -443,10 +448,15 @@ static int st_head(tachy_exchange *ex, int code, int64_t content_length, int end
 
 ssize_t tachy__h2_stream_read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
                                    uint32_t *flags, nghttp2_data_source *src, void *user) {
-    (void)ng;
-    (void)id;
+    (void)src;
     (void)user;
-    tachy__h2_stream *s = src->ptr;
+    /* The stream by its user data, not src->ptr: a dead connection (tachy__h2_kill_locked)
+     * lets go of streams nghttp2 still has queued DATA for, and they may be freed before a
+     * sender that was writing meanwhile asks nghttp2 for more. Their user data is NULL from
+     * then on: nothing more is sent for them. */
+    tachy__h2_stream *s = NG(nghttp2_session_get_stream_user_data)(ng, id);
+    if (!s)
+        return NGHTTP2_ERR_DEFERRED;
     size_t have = tachy__buf_size(&s->out);
     size_t n = TACHY__MIN(have, len);
     if (n) {
@@ -474,6 +484,32 @@ static void resume(tachy__h2_stream *s) {
     }
 }
 
+/* Waits (mu held) while more than `high` bytes of s's body are unsent and the stream and
+ * connection live. With maxRspTime set, a wait in which none of them leaves for that long
+ * gives up (TACHY_ETIMEDOUT), as an HTTP/1.1 write under SO_SNDTIMEO does: a client that
+ * keeps its window at 0 does not hold the handler's thread for ever. 0 or TACHY_ETIMEDOUT. */
+static int wait_room(tachy__h2_stream *s, size_t high) {
+    tachy__h2 *h2 = s->h2;
+    long limit = h2->c->srv->opt.max_rsp_time_ms;
+    size_t seen = tachy__buf_size(&s->out);
+    long deadline = limit > 0 ? tachy__now_ms() + limit : 0;
+    while (tachy__buf_size(&s->out) > high && !s->ng_closed && !h2->dead) {
+        long left = -1;
+        if (limit > 0) {
+            long now = tachy__now_ms();
+            if (tachy__buf_size(&s->out) < seen) { /* bytes left: a new period */
+                seen = tachy__buf_size(&s->out);
+                deadline = now + limit;
+            }
+            left = deadline - now;
+            if (left <= 0)
+                return TACHY_ETIMEDOUT;
+        }
+        tachy__cond_wait_ms(&s->cond, &h2->mu, left);
+    }
+    return 0;
+}
+
 static int st_body(tachy_exchange *ex, const void *buf, size_t len) {
     tachy__h2_stream *s = S(ex);
     tachy__h2 *h2 = s->h2;
@@ -499,8 +535,8 @@ static int st_body(tachy_exchange *ex, const void *buf, size_t len) {
         pthread_mutex_unlock(&h2->mu);
         tachy__server_blocking(h2->c->srv);
         pthread_mutex_lock(&h2->mu);
-        while (rc == 0 && tachy__buf_size(&s->out) >= TACHY__H2_OUT_HIGH && !s->ng_closed && !h2->dead)
-            pthread_cond_wait(&s->cond, &h2->mu);
+        if (rc == 0)
+            rc = wait_room(s, TACHY__H2_OUT_HIGH - 1);
     }
     if (s->ng_closed || h2->dead)
         rc = TACHY_EPEERCLOSED;
@@ -522,8 +558,8 @@ static int st_flush(tachy_exchange *ex, int wait) {
     }
     int rc = tachy__h2_send(h2, 1, 1);
     pthread_mutex_lock(&h2->mu);
-    while (rc == 0 && tachy__buf_size(&s->out) > 0 && !s->ng_closed && !h2->dead)
-        pthread_cond_wait(&s->cond, &h2->mu);
+    if (rc == 0)
+        rc = wait_room(s, 0);
     if (rc == 0 && tachy__buf_size(&s->out) > 0)
         rc = TACHY_EPEERCLOSED;
     pthread_mutex_unlock(&h2->mu);
@@ -625,15 +661,9 @@ void tachy__h2_stream_free(tachy__h2_stream *s) {
     /* Metrics and the access log (a begun exchange), the context; the memory is kept, and
      * a head refused before its exchange began is reset all the same. */
     tachy__exchange_end(&s->ex);
-    pthread_mutex_lock(&h2->mu);
-    if (s->all_prev)
-        s->all_prev->all_next = s->all_next;
-    else
-        h2->all = s->all_next;
-    if (s->all_next)
-        s->all_next->all_prev = s->all_prev;
+    pthread_mutex_lock(&h2->mu); /* (s left h2->all in tachy__h2_stream_unref) */
     int requeue = --h2->nstreams == 0 && h2->held;
-    int keep = !h2->dead && h2->npool < 32 && s->out.cap <= 256 * 1024 &&
+    int keep = !h2->dead && h2->npool < TACHY__H2_POOL_MAX && s->out.cap <= 256 * 1024 &&
                s->in.cap <= 256 * 1024;
     if (keep) {
         s->next = h2->pool;
@@ -659,4 +689,24 @@ void tachy__h2_pool_free(tachy__h2 *h2) {
         stream_release_memory(s);
     }
     h2->npool = 0;
+}
+
+tachy__h2_stream *tachy__h2_pool_trim_locked(tachy__h2 *h2) {
+    tachy__h2_stream *list = NULL;
+    while (h2->npool > TACHY__H2_POOL_IDLE) {
+        tachy__h2_stream *s = h2->pool;
+        h2->pool = s->next;
+        h2->npool--;
+        s->next = list;
+        list = s;
+    }
+    return list;
+}
+
+void tachy__h2_pool_release(tachy__h2_stream *list) {
+    while (list) {
+        tachy__h2_stream *s = list;
+        list = s->next;
+        stream_release_memory(s);
+    }
 }

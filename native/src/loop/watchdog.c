@@ -5,6 +5,7 @@
  * maxReqTime/maxRspTime, retries a failed accept and gives memory back after a burst.
  */
 #include "loop/loop.h"
+#include "h2/h2.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -56,7 +57,15 @@ static void sweep(tachy_server *srv, int all, long *earliest) {
     while (victims) {
         tachy__conn *c = victims;
         victims = c->next_free;
-        tachy__loop_close(c);
+        /* An HTTP/2 connection is timed from its last handler's end, which it does not
+         * see while parked: look again. */
+        int idle;
+        long dl = !all && c->h2 ? tachy__h2_recheck(c, &idle) : 0;
+        int pr = dl ? tachy__loop_park(c, idle, dl) : -1;
+        if (pr == 0)
+            tachy__loop_requeue(c); /* an event came meanwhile: a pool thread reads it */
+        else if (pr < 0)
+            tachy__loop_close(c);
     }
     pthread_mutex_lock(&srv->lock);
 }
