@@ -17,8 +17,9 @@
 # build/cross/natives; missing ones are built with scripts/cross.sh).
 #
 # musl programs (tests and host) link dynamically against Debian's musl (1.2.3) loader.
-# Not run on the cross builds: test_tls (its TLS client links the target's libssl, which
-# neither Zig nor this host has for musl), the sanitizer builds (Zig's musl has no ASan
+# Not run on the cross builds: test_tls and test_h2 (their TLS clients link the target's
+# libssl, which neither Zig nor this host has for musl; test_h2 also needs the target's
+# libnghttp2.so.14 at run time, which qemu's aarch64 and musl roots lack), the sanitizer builds (Zig's musl has no ASan
 # runtime) and valgrind. Everything else in tests/ runs.
 #
 # Target libraries: zlib and cmocka are compiled here for each target from Debian's source
@@ -191,7 +192,7 @@ for p in "${PLATFORMS[@]}"; do
     dyn=
     case "$p" in *-musl) dyn=-dynamic ;; esac
     # OpenSSL headers only (the core dlopen()s libssl); OPENSSL_*_LIBRARY satisfy
-    # find_package(OpenSSL) and are linked by test_tls alone, which is not built here.
+    # find_package(OpenSSL) and are linked by test_tls and test_h2 alone, not built here.
     [ -d "$ROOT/build/cross/include/openssl" ] || scripts/cross.sh "$p" >/dev/null
     # cmocka from $d only (tests/CMakeLists.txt finds it with pkg-config); no link-time
     # optimisation: a test build, and LTO of every test program costs minutes here
@@ -207,14 +208,14 @@ for p in "${PLATFORMS[@]}"; do
     tests=()
     for f in tests/test_*.c; do
         n=$(basename "$f" .c)
-        [ "$n" = test_tls ] || tests+=("$n")
+        [ "$n" = test_tls ] || [ "$n" = test_h2 ] || tests+=("$n")
     done
     cmake --build "$b" -j "$JOBS" --target "${tests[@]}" tachy-hello tachy-fileserver >"$b.build.log" 2>&1 ||
         { tail -50 "$b.build.log" >&2; exit 1; }
     t0=$(date +%s)
     c="C suite passed"
     if [ -z "$emu" ]; then
-        (cd "$b" && ctest -j "$JOBS" --output-on-failure -E '^test_tls$') || c="C suite FAILED"
+        (cd "$b" && ctest -j "$JOBS" --output-on-failure -E '^test_(tls|h2)$') || c="C suite FAILED"
     else
         # Under emulation every step is several times slower: the suites that bound a
         # latency (test_burst: 100 ms per request) widen it (test_burst.c, slow_factor).
@@ -223,7 +224,7 @@ for p in "${PLATFORMS[@]}"; do
         # cannot exec (no binfmt_misc in a container), so it gets a script that runs it
         # under qemu; ctest's environment for it is fixed at configure time, so that one
         # test runs outside ctest.
-        (cd "$b" && ctest -j "$JOBS" --output-on-failure -E '^test_(tls|fileserver)$') || c="C suite FAILED"
+        (cd "$b" && ctest -j "$JOBS" --output-on-failure -E '^test_(tls|fileserver|h2)$') || c="C suite FAILED"
         printf '#!/bin/sh\nexec %s %s "$@"\n' "$emu" "$b/examples/tachy-fileserver" >"$b/tachy-fileserver-qemu"
         chmod +x "$b/tachy-fileserver-qemu"
         echo "test_fileserver (tachy-fileserver under $emu):"
