@@ -38,8 +38,9 @@ int tachy__h2_start(tachy__conn *c);
 
 /* The HTTP/2 step (owner of c, a pool thread): reads what is there, feeds the session,
  * queues the streams that are ready, sends. Returns TACHY__CONN_NEXT_PARK (with *idle:
- * no stream open, and *deadline), _CLOSE, or _HOLD (closing while stream exchanges still
- * run: the last one requeues c, srv->loop_requeue). */
+ * no stream open, and *deadline), _LINGER (the session is over: a lingering close),
+ * _CLOSE, or _HOLD (closing while stream exchanges still run: the last one requeues c,
+ * srv->loop_requeue). */
 tachy__conn_next tachy__h2_run(tachy__conn *c, int *idle, long *deadline);
 
 /* The watchdog found c (parked, now the caller's) past its deadline: 0 when it is idle

@@ -622,7 +622,14 @@ tachy__conn_next tachy__h2_run(tachy__conn *c, int *idle, long *deadline) {
     pthread_mutex_unlock(&h2->mu);
     if (done) {
         tachy__h2_reap(h2); /* the streams only nghttp2 held */
-        return hold_or_close(h2);
+        tachy__conn_next next = hold_or_close(h2);
+        /* Closed with bytes of the peer's still unread (what it sent after its GOAWAY, or
+         * with ours in flight), the kernel would answer with a reset that can destroy our
+         * last frames: a lingering close, as HTTP/1.1's after an error (the loop waits in
+         * the park set for the peer's EOF). */
+        if (next == TACHY__CONN_NEXT_CLOSE && tachy__io_linger_begin(c) == 0)
+            return TACHY__CONN_NEXT_LINGER;
+        return next;
     }
     pthread_mutex_lock(&h2->mu);
     int busy = busy_locked(h2);
