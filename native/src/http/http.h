@@ -202,6 +202,12 @@ struct tachy__conn {
     uint32_t slot;            /* index in the pool's slot table */
     pthread_mutex_t lock;     /* deferred-close hand-off: ex.closed and lent */
     pthread_cond_t cond;
+    /* An event said the peer shut down its side: read to EOF before parking (that edge
+     * will not come again). Set by tachy__loop_claim, which may run late for a socket
+     * already closed (it checks the generation first, then sets this): it lives outside
+     * the reset below, cleared atomically, and a stale mark costs one read that finds
+     * nothing. */
+    atomic_int peer_hup;
     /* everything from fd on is reset for each new socket */
     int fd;
     const tachy__transport *xp; /* NULL: plain socket (the fast path); see tachy__transport */
@@ -220,8 +226,6 @@ struct tachy__conn {
     int rsp_sent;             /* bytes went out since the current response's head was built
                                  (its head alone, a flush): with Nagle on, its last piece
                                  is pushed (tachy__io_flush_end) */
-    atomic_int peer_hup;      /* an event said the peer shut down its side: read to EOF
-                                 before parking (that edge will not come again) */
     char peer_host[48], local_host[48]; /* numeric hosts, formatted once per connection */
     int peer_port, local_port;
     int addr_cached;          /* bit 1: peer, bit 2: local */

@@ -49,5 +49,6 @@ tachy__conn *tachy__loop_conn_alloc(tachy_server *srv) {
 void tachy__loop_conn_reset(tachy__conn *c) {
     memset(&c->fd, 0, sizeof *c - offsetof(tachy__conn, fd));
     c->fd = -1;
+    atomic_store_explicit(&c->peer_hup, 0, memory_order_relaxed); /* see http/http.h */
 }
 
