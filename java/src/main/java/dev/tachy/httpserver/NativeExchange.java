@@ -281,11 +281,14 @@ abstract class NativeExchange extends HttpExchange {
      * (platform) thread: on JDK 21-25 a virtual thread that waits while another loads a class
      * pins its carrier (JFR jdk.VirtualThreadPinned in BuiltinClassLoader.loadClassOrNull
      * under Offload.call, seen with 200 HTTP/2 streams whose handlers all waited for their
-     * bodies at once). Any thread; idempotent.
+     * bodies at once). Call too: the first blocking call of a virtual thread links its
+     * lambda, which loads Call if nothing has (the same event, under RequestBody.read, in 1 of
+     * 4 Http2Probe runs). Any thread; idempotent.
      */
     static void warmOffload() {
         Offload.warm();
         new Unheld(null, null, false).getClass();
+        Call.class.getName(); // the class literal loads it
     }
 
     private synchronized int unheld(Call c, boolean rehold) {
