@@ -567,7 +567,7 @@ static jint JNICALL n_close(JNIEnv *env, jclass cls, jlong ex, jboolean harvest,
     return rc;
 }
 
-/* TachyHttpExchange.lend: tachy_exchange_hold on, then tachy_exchange_defer_flags with
+/* NativeExchange.lend: tachy_exchange_hold on, then tachy_exchange_defer_flags with
  * TACHY_DEFER_CLOSER_CONTINUES - one call where there were two. On failure the hold is
  * taken back and the negative code returned. */
 static jint JNICALL n_lend(JNIEnv *env, jclass cls, jlong ex) {

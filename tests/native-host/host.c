@@ -231,7 +231,8 @@ static jint dispatch(jint id, jlong ex, jbyteArray head, jint head_len) {
     /* the request head the bridge serialised holds the request's path */
     int saw_path = head_len > 0 && memmem(h->data, (size_t)head_len, "/probe", 6) != NULL;
     (void)id;
-    /* response fields as TachyHttpExchange.serialise writes them: be32 length + bytes */
+    /* response fields as TachyHttpExchange.sendResponseHeaders writes them (Wire.Writer):
+     * be32 length + bytes */
     static const char name[] = "Content-Type", value[] = "text/plain";
     unsigned char fields[4 + sizeof name - 1 + 4 + sizeof value - 1];
     put_be32(fields, sizeof name - 1);

@@ -16,7 +16,7 @@ import java.net.BindException;
  *
  * <p>Thread rules are those of the C API (native/include/tachy/*.h): server and context calls
  * from any thread; an exchange from the one thread that currently owns it
- * ({@link TachyHttpExchange} serialises its calls).
+ * ({@link NativeExchange} serialises its calls).
  */
 final class Native {
     static {

@@ -90,7 +90,7 @@ final class Offload {
     }
 
     /** Loads Op (and initializes this class) on the calling thread: see
-     * TachyHttpExchange.warmOffload. Any thread. */
+     * NativeExchange.warmOffload. Any thread. */
     static void warm() {
         new Op(null).getClass();
     }

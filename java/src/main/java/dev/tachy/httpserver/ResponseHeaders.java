@@ -1,6 +1,10 @@
 package dev.tachy.httpserver;
 
 import com.sun.net.httpserver.Headers;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
 
 /**
  * The response headers: a real {@link Headers} that takes the headers the JDK sets while
@@ -14,7 +18,8 @@ import com.sun.net.httpserver.Headers;
  * would have.
  *
  * <p>Not synchronised, as Headers: one thread at a time (handing the exchange to another thread
- * gives the happens-before that covers the pending values too).
+ * gives the happens-before that covers the pending values too). {@link #date} is for any
+ * thread.
  */
 final class ResponseHeaders extends HookedHeaders {
 
@@ -28,6 +33,33 @@ final class ResponseHeaders extends HookedHeaders {
         } catch (NoSuchMethodException e) {
             return false;
         }
+    }
+
+    private static final DateTimeFormatter DATE_FORMAT =
+            DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss zzz", Locale.US)
+                    .withZone(ZoneId.of("GMT"));
+    /** The last Date formatted, with its second (one object: the pair is always consistent). */
+    private static volatile CachedDate cachedDate = new CachedDate(Long.MIN_VALUE, null);
+
+    private static final class CachedDate {
+        final long second;
+        final String text;
+
+        CachedDate(long second, String text) {
+            this.second = second;
+            this.text = text;
+        }
+    }
+
+    /** The Date header value for the epoch millisecond at (cached per second). */
+    static String date(long at) {
+        long second = Math.floorDiv(at, 1000L);
+        CachedDate c = cachedDate;
+        if (c.second != second) {
+            c = new CachedDate(second, DATE_FORMAT.format(Instant.ofEpochSecond(second)));
+            cachedDate = c;
+        }
+        return c.text;
     }
 
     /** Whether Date and the framing header are still to be put in. */
@@ -50,7 +82,7 @@ final class ResponseHeaders extends HookedHeaders {
     private void settle() {
         if (pending) {
             pending = false; // first: super.set calls the hooks, which come back here
-            super.set("Date", TachyHttpExchange.date(sentAt));
+            super.set("Date", date(sentAt));
             if (contentLengthValue >= 0) {
                 super.set("Content-length", Long.toString(contentLengthValue));
             }

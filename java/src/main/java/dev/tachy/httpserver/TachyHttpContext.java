@@ -101,7 +101,7 @@ public final class TachyHttpContext extends HttpContext {
         }
         t = new Target(Arrays.copyOfRange(b, s, e),
                 new String(b, s, e - s, StandardCharsets.ISO_8859_1),
-                TachyHttpExchange.plainTarget(b, s, e));
+                RequestHead.plainTarget(b, s, e));
         lastTarget = t;
         return t;
     }

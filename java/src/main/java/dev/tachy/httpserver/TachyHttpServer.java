@@ -71,7 +71,7 @@ public final class TachyHttpServer extends HttpServer {
     private final CountDownLatch stopLatch = new CountDownLatch(1);
     /** Exchanges a handler returned from without closing them (closed later, elsewhere);
      * what stop() counts as exchanges in progress. */
-    final Set<TachyHttpExchange> pending = ConcurrentHashMap.newKeySet();
+    final Set<NativeExchange> pending = ConcurrentHashMap.newKeySet();
     /** Exchanges created and not yet closed (what the JDK's stop counts as in progress). */
     final AtomicInteger openExchanges = new AtomicInteger();
     /**
@@ -214,7 +214,7 @@ public final class TachyHttpServer extends HttpServer {
             if (executor != null) {
                 // Offload's classes loaded here, not first by many virtual threads at once
                 // (a virtual thread waiting for another's class load pins its carrier).
-                TachyHttpExchange.warmOffload();
+                NativeExchange.warmOffload();
             }
             // No executor: handlers run on the connection threads, which are then non-daemon
             // threads like the JDK's dispatcher (issue 15 item 4).

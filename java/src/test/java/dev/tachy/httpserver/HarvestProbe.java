@@ -83,7 +83,7 @@ public final class HarvestProbe {
                             .getBytes(StandardCharsets.ISO_8859_1));
                 }
                 for (int i = rounds % 2; i < c.length; i += 2) {
-                    if (!PinningProbe.response(c[i].getInputStream()).endsWith("\r\n\r\n/h" + i)) {
+                    if (!ProbeSupport.response(c[i].getInputStream()).endsWith("\r\n\r\n/h" + i)) {
                         wrong++;
                     }
                 }
@@ -118,8 +118,8 @@ public final class HarvestProbe {
             return t;
         });
         int[] v = load(vt, vts, 20, 100_000, true);
-        PinningProbe.check(v[2] == 0, "virtual threads: every answer right (" + v[0] + " rounds x 16)");
-        PinningProbe.check(v[1] > 0, "virtual threads: " + v[1] + " tasks submitted by closers' harvests in "
+        ProbeSupport.check(v[2] == 0, "virtual threads: every answer right (" + v[0] + " rounds x 16)");
+        ProbeSupport.check(v[1] > 0, "virtual threads: " + v[1] + " tasks submitted by closers' harvests in "
                 + v[0] + " rounds");
 
         Set<Thread> pool = ConcurrentHashMap.newKeySet();
@@ -130,10 +130,9 @@ public final class HarvestProbe {
             return t;
         });
         int[] f = load(fixed, pool, 200, 200, false);
-        PinningProbe.check(f[2] == 0, "fixed pool: every answer right (" + f[0] + " rounds x 16)");
-        PinningProbe.check(f[1] == 0, "fixed pool: no harvest on platform threads (" + f[1] + " tasks submitted "
+        ProbeSupport.check(f[2] == 0, "fixed pool: every answer right (" + f[0] + " rounds x 16)");
+        ProbeSupport.check(f[1] == 0, "fixed pool: no harvest on platform threads (" + f[1] + " tasks submitted "
                 + "by the pool's threads in " + f[0] + " rounds)");
-        System.out.println(PinningProbe.passed + " passed, " + PinningProbe.failed + " failed");
-        System.exit(PinningProbe.failed == 0 ? 0 : 1);
+        ProbeSupport.exit("");
     }
 }

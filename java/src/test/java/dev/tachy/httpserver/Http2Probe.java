@@ -1,6 +1,15 @@
 package dev.tachy.httpserver;
 
+import static dev.tachy.httpserver.ProbeSupport.answered;
+import static dev.tachy.httpserver.ProbeSupport.awaitCount;
+import static dev.tachy.httpserver.ProbeSupport.check;
+import static dev.tachy.httpserver.ProbeSupport.exit;
+import static dev.tachy.httpserver.ProbeSupport.ms;
+import static dev.tachy.httpserver.ProbeSupport.quick;
+import static dev.tachy.httpserver.ProbeSupport.virtualThreads;
+
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Method;
@@ -20,7 +29,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -49,21 +57,12 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class Http2Probe {
     private Http2Probe() {}
 
-    static void check(boolean ok, String what) {
-        PinningProbe.check(ok, what);
-    }
-
-    static long ms(long t0) {
-        return (System.nanoTime() - t0) / 1_000_000;
-    }
-
     public static void main(String[] args) throws Exception {
         int slow = args.length > 0 ? Integer.parseInt(args[0]) : 200;
         List<String> pinned = new ArrayList<>();
         AutoCloseable jfr = pinnedEvents(pinned);
 
-        Method m = Executors.class.getMethod("newVirtualThreadPerTaskExecutor");
-        ExecutorService vt = (ExecutorService) m.invoke(null);
+        ExecutorService vt = virtualThreads();
         HttpServer s = TachyServer.builder().http2(true).h2MaxStreams(512)
                 .createHttpServer(new InetSocketAddress(TestSupport.LOOPBACK, 0), 0);
         check(s instanceof TachyHttpServer, "the server is tachy's (" + s.getClass().getName() + ")");
@@ -95,15 +94,7 @@ public final class Http2Probe {
             TestSupport.respond(ex, 200, "together " + (all.getCount() == 0));
         });
         CountDownLatch inLate = new CountDownLatch(1);
-        s.createContext("/late", ex -> {
-            inLate.countDown();
-            try {
-                Thread.sleep(700);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            TestSupport.respond(ex, 200, "late " + ex.getProtocol());
-        });
+        s.createContext("/late", TestSupport.lateAnswer(inLate));
         s.setExecutor(vt);
         s.start();
         String base = "http://127.0.0.1:" + s.getAddress().getPort();
@@ -124,44 +115,15 @@ public final class Http2Probe {
                         .POST(HttpRequest.BodyPublishers.ofInputStream(() -> held(release))).build();
                 slows.add(a.sendAsync(r, HttpResponse.BodyHandlers.ofString()));
             }
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while (waiting.get() < slow && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            check(waiting.get() == slow, slow + " stream handlers wait in their body read at once ("
-                    + waiting.get() + " after " + ms(t0) + " ms)");
-            long worst = 0;
-            int fastOk = 0;
-            for (int i = 0; i < 20; i++) {
-                for (HttpClient c : new HttpClient[] {a, b}) {
-                    long t1 = System.nanoTime();
-                    CompletableFuture<HttpResponse<String>> f = c.sendAsync(
-                            HttpRequest.newBuilder(URI.create(base + "/fast")).build(),
-                            HttpResponse.BodyHandlers.ofString());
-                    try {
-                        HttpResponse<String> r = f.get(5, TimeUnit.SECONDS);
-                        if ("fast HTTP/2.0".equals(r.body())) {
-                            fastOk++;
-                        }
-                    } catch (Exception e) {
-                        System.out.println("fast request: " + e);
-                    }
-                    worst = Math.max(worst, ms(t1));
-                }
-            }
-            check(fastOk == 40, "while they wait, 40 streams on the same and a second connection are"
-                    + " answered within 5 s (" + fastOk + " ok, worst " + worst + " ms)");
+            int w = awaitCount(waiting, slow, 60);
+            check(w == slow, slow + " stream handlers wait in their body read at once ("
+                    + w + " after " + ms(t0) + " ms)");
+            ProbeSupport.Quick fast = quick(List.of(a, b), URI.create(base + "/fast"), "fast HTTP/2.0", 20,
+                    "fast request");
+            check(fast.ok == 40, "while they wait, 40 streams on the same and a second connection are"
+                    + " answered within 5 s (" + fast.ok + " ok, worst " + fast.worstMs + " ms)");
             release.countDown();
-            int echoed = 0;
-            for (CompletableFuture<HttpResponse<String>> f : slows) {
-                try {
-                    if ("slow x".equals(f.get(60, TimeUnit.SECONDS).body())) {
-                        echoed++;
-                    }
-                } catch (Exception e) {
-                    System.out.println("slow request: " + e);
-                }
-            }
+            int echoed = answered(slows, r -> "slow x".equals(r.body()), "slow request");
             check(echoed == slow, "then every held-back body arrives and is echoed (" + echoed + "/" + slow + ")");
             check(slowPorts.size() == 1 && protocols.equals(Set.of("HTTP/2.0")),
                     "on one connection (" + slowPorts + "), getProtocol " + protocols);
@@ -172,17 +134,8 @@ public final class Http2Probe {
                 fs.add(a.sendAsync(HttpRequest.newBuilder(URI.create(base + "/together"))
                         .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString()));
             }
-            int together = 0;
-            for (CompletableFuture<HttpResponse<String>> f : fs) {
-                try {
-                    HttpResponse<String> r = f.get(60, TimeUnit.SECONDS);
-                    if ("together true".equals(r.body()) && r.version() == HttpClient.Version.HTTP_2) {
-                        together++;
-                    }
-                } catch (Exception e) {
-                    System.out.println("together: " + e);
-                }
-            }
+            int together = answered(fs, r -> "together true".equals(r.body())
+                    && r.version() == HttpClient.Version.HTTP_2, "together");
             check(together == 200, "200 concurrent streams on one connection, all in their handlers at once ("
                     + together + ")");
 
@@ -229,8 +182,8 @@ public final class Http2Probe {
         if (args.length >= 3) {
             java.nio.file.Path cert = java.nio.file.Paths.get(args[1]);
             java.nio.file.Path key = java.nio.file.Paths.get(args[2]);
-            tls(cert, key, vt2());
-            tlsHttp11(cert, key, vt2());
+            tls(cert, key, virtualThreads());
+            tlsHttp11(cert, key, virtualThreads());
         }
         Thread.sleep(1500); // JFR streams its events about once a second
         jfr.close();
@@ -238,12 +191,7 @@ public final class Http2Probe {
             check(pinned.isEmpty(), "no jdk.VirtualThreadPinned event (" + pinned.size() + ")"
                     + (pinned.isEmpty() ? "" : ": " + pinned.get(0)));
         }
-        System.out.println(PinningProbe.passed + " passed, " + PinningProbe.failed + " failed");
-        System.exit(PinningProbe.failed == 0 ? 0 : 1);
-    }
-
-    static ExecutorService vt2() throws Exception {
-        return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        exit("");
     }
 
     /**
@@ -252,15 +200,9 @@ public final class Http2Probe {
      * then all echo.
      */
     static void tls(java.nio.file.Path cert, java.nio.file.Path key, ExecutorService vt) throws Exception {
-        com.sun.net.httpserver.HttpsServer s = TachyServer.builder().http2(true).h2MaxStreams(512)
-                .createHttpsServer(new InetSocketAddress(TestSupport.LOOPBACK, 0), 0);
-        s.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(TachyTls.fromPem(cert, key)));
+        HttpsServer s = httpsServer(TachyServer.builder().http2(true).h2MaxStreams(512), cert, key);
         AtomicInteger waiting = new AtomicInteger();
-        s.createContext("/slow", ex -> {
-            waiting.incrementAndGet();
-            byte[] b = ex.getRequestBody().readAllBytes();
-            TestSupport.respond(ex, 200, "slow " + new String(b, StandardCharsets.ISO_8859_1) + " " + ex.getProtocol());
-        });
+        s.createContext("/slow", ProbeSupport.heldEcho(waiting, true));
         s.createContext("/fast", ex -> TestSupport.respond(ex, 200, "fast " + ex.getProtocol()));
         s.setExecutor(vt);
         s.start();
@@ -277,43 +219,29 @@ public final class Http2Probe {
                         .POST(HttpRequest.BodyPublishers.ofInputStream(() -> held(release))).build(),
                         HttpResponse.BodyHandlers.ofString()));
             }
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while (waiting.get() < 100 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            long worst = 0;
-            int fastOk = 0;
-            for (int i = 0; i < 20; i++) {
-                long t1 = System.nanoTime();
-                try {
-                    if ("fast HTTP/2.0".equals(c.sendAsync(HttpRequest.newBuilder(URI.create(base + "/fast")).build(),
-                            HttpResponse.BodyHandlers.ofString()).get(5, TimeUnit.SECONDS).body())) {
-                        fastOk++;
-                    }
-                } catch (Exception e) {
-                    System.out.println("tls fast: " + e);
-                }
-                worst = Math.max(worst, ms(t1));
-            }
+            awaitCount(waiting, 100, 60);
+            ProbeSupport.Quick fast = quick(List.of(c), URI.create(base + "/fast"), "fast HTTP/2.0", 20,
+                    "tls fast");
             release.countDown();
-            int echoed = 0;
-            for (CompletableFuture<HttpResponse<String>> f : slows) {
-                try {
-                    if ("slow x HTTP/2.0".equals(f.get(60, TimeUnit.SECONDS).body())) {
-                        echoed++;
-                    }
-                } catch (Exception e) {
-                    System.out.println("tls slow: " + e);
-                }
-            }
-            check(first.version() == HttpClient.Version.HTTP_2 && waiting.get() == 100 && fastOk == 20 && echoed == 100,
-                    "TLS (h2 by ALPN): " + first.version() + ", 100 streams wait for their bodies (" + waiting.get()
-                    + "), 20 others answered meanwhile (" + fastOk + ", worst " + worst + " ms), then " + echoed
-                    + " echoed");
+            int echoed = answered(slows, r -> "slow x HTTP/2.0".equals(r.body()), "tls slow");
+            check(first.version() == HttpClient.Version.HTTP_2 && waiting.get() == 100 && fast.ok == 20
+                    && echoed == 100, "TLS (h2 by ALPN): " + first.version() + ", 100 streams wait for their"
+                    + " bodies (" + waiting.get()
+                    + "), 20 others answered meanwhile (" + fast.ok + ", worst " + fast.worstMs + " ms), then "
+                    + echoed + " echoed");
         } finally {
             s.stop(0);
             vt.shutdownNow();
         }
+    }
+
+    /** A tachy HTTPS server made by b on 127.0.0.1:0, with the certificate and key of the PEM
+     * files. */
+    static HttpsServer httpsServer(TachyServer.Builder b, java.nio.file.Path cert, java.nio.file.Path key)
+            throws Exception {
+        HttpsServer s = b.createHttpsServer(new InetSocketAddress(TestSupport.LOOPBACK, 0), 0);
+        s.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(TachyTls.fromPem(cert, key)));
+        return s;
     }
 
     /** An SSLContext trusting the certificate in cert (PEM). */
@@ -339,15 +267,9 @@ public final class Http2Probe {
      * native code on each carrier.)
      */
     static void tlsHttp11(java.nio.file.Path cert, java.nio.file.Path key, ExecutorService vt) throws Exception {
-        com.sun.net.httpserver.HttpsServer s = TachyServer.builder().http2(false)
-                .createHttpsServer(new InetSocketAddress(TestSupport.LOOPBACK, 0), 0);
-        s.setHttpsConfigurator(new com.sun.net.httpserver.HttpsConfigurator(TachyTls.fromPem(cert, key)));
+        HttpsServer s = httpsServer(TachyServer.builder().http2(false), cert, key);
         AtomicInteger waiting = new AtomicInteger();
-        s.createContext("/slow", ex -> {
-            waiting.incrementAndGet();
-            byte[] b = ex.getRequestBody().readAllBytes();
-            TestSupport.respond(ex, 200, "slow " + new String(b, StandardCharsets.ISO_8859_1) + " " + ex.getProtocol());
-        });
+        s.createContext("/slow", ProbeSupport.heldEcho(waiting, true));
         s.setExecutor(vt);
         s.start();
         List<javax.net.ssl.SSLSocket> socks = new ArrayList<>();
@@ -362,11 +284,7 @@ public final class Http2Probe {
                         .getBytes(StandardCharsets.ISO_8859_1));
                 k.getOutputStream().flush();
             }
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (waiting.get() < 20 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            int w = waiting.get();
+            int w = awaitCount(waiting, 20, 30);
             int echoed = 0;
             for (javax.net.ssl.SSLSocket k : socks) {
                 k.getOutputStream().write('x');

@@ -9,15 +9,12 @@ import com.sun.net.httpserver.BasicAuthenticator;
 import com.sun.net.httpserver.Filter;
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsServer;
 import java.io.File;
-import java.io.FileInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -25,9 +22,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,9 +37,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,7 +51,6 @@ import org.junit.jupiter.api.io.TempDir;
  * off (the default) the same client gets HTTP/1.1 as before.
  */
 class Http2Test {
-    private static final char[] PASS = "changeit".toCharArray();
 
     @TempDir
     static Path tmp;
@@ -68,19 +59,7 @@ class Http2Test {
 
     @BeforeAll
     static void keys() throws Exception {
-        File ks = tmp.resolve("h2.p12").toFile();
-        Process p = new ProcessBuilder(TestSupport.javaBin().replaceAll("java$", "keytool"),
-                "-genkeypair", "-alias", "h2", "-keyalg", "EC", "-groupname", "secp256r1",
-                "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost", "-validity", "3",
-                "-storetype", "PKCS12", "-keystore", ks.getPath(), "-storepass", "changeit",
-                "-keypass", "changeit").redirectErrorStream(true)
-                .redirectOutput(tmp.resolve("keytool.log").toFile()).start();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "keytool finished");
-        assertEquals(0, p.exitValue(), "keytool");
-        store = KeyStore.getInstance("PKCS12");
-        try (InputStream in = new FileInputStream(ks)) {
-            store.load(in, PASS);
-        }
+        store = TestSupport.keyStore(tmp, "h2", "EC", "-groupname", "secp256r1");
     }
 
     static HttpClient client() {
@@ -89,11 +68,8 @@ class Http2Test {
     }
 
     static HttpClient tlsClient() throws Exception {
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(store);
-        SSLContext c = SSLContext.getInstance("TLS");
-        c.init(null, tmf.getTrustManagers(), null);
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).sslContext(c)
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
+                .sslContext(TestSupport.trusting(store))
                 .connectTimeout(Duration.ofSeconds(20)).build();
     }
 
@@ -283,13 +259,9 @@ class Http2Test {
 
     @Test
     void h2ByAlpnOnTachysTls() throws Exception {
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance("PKIX");
-        kmf.init(store, PASS);
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(kmf.getKeyManagers(), null, null);
         HttpsServer s = TachyServer.builder().http2(true)
                 .createHttpsServer(new InetSocketAddress(TestSupport.LOOPBACK, 0), 0);
-        s.setHttpsConfigurator(new HttpsConfigurator(ctx));
+        s.setHttpsConfigurator(new HttpsConfigurator(TestSupport.serverContext(store, "PKIX")));
         AtomicInteger filtered = new AtomicInteger();
         contexts(s, filtered);
         s.start();
@@ -433,9 +405,7 @@ class Http2Test {
      */
     @Test
     void virtualThreadsOnTwoCarriers() throws Exception {
-        String t25 = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
-        String launcher = Runtime.version().feature() >= 21 ? TestSupport.javaBin()
-                : Files.isExecutable(Paths.get(t25)) ? t25 : System.getProperty("tachy.test.java21");
+        String launcher = TestSupport.java21Bin();
         org.junit.jupiter.api.Assumptions.assumeTrue(launcher != null, "needs a Java 21+ launcher (virtual threads)");
         Path cert = tmp.resolve("probe-cert.pem");
         Path key = tmp.resolve("probe-key.pem");
@@ -535,15 +505,7 @@ class Http2Test {
         org.junit.jupiter.api.Assumptions.assumeTrue(curl != null, "needs curl with HTTP/2");
         HttpServer s = h2Server();
         CountDownLatch inHandler = new CountDownLatch(1);
-        s.createContext("/slow", ex -> {
-            inHandler.countDown();
-            try {
-                Thread.sleep(700);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            TestSupport.respond(ex, 200, "late " + ex.getProtocol());
-        });
+        s.createContext("/slow", TestSupport.lateAnswer(inHandler));
         s.start();
         String url = "http://127.0.0.1:" + s.getAddress().getPort() + "/slow";
         CompletableFuture<TestSupport.Result> f = CompletableFuture.supplyAsync(() -> {

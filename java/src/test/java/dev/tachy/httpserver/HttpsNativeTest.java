@@ -15,10 +15,7 @@ import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import java.io.ByteArrayOutputStream;
-import java.io.File;
-import java.io.FileInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
@@ -35,7 +32,6 @@ import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
@@ -56,7 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the JDK fallback for what OpenSSL cannot do (client authentication, custom key managers).
  */
 class HttpsNativeTest {
-    static final char[] PASS = "changeit".toCharArray();
+    static final char[] PASS = TestSupport.PASS;
 
     @TempDir
     static Path tmp;
@@ -66,52 +62,13 @@ class HttpsNativeTest {
 
     @BeforeAll
     static void keys() throws Exception {
-        ecStore = keytool("ec", "EC", "-groupname", "secp256r1");
-        rsaStore = keytool("rsa", "RSA", "-keysize", "2048");
-    }
-
-    static KeyStore keytool(String name, String alg, String... extra) throws Exception {
-        File ks = tmp.resolve(name + ".p12").toFile();
-        java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of(
-                TestSupport.javaBin().replaceAll("java$", "keytool"),
-                "-genkeypair", "-alias", name, "-keyalg", alg));
-        cmd.addAll(java.util.List.of(extra));
-        cmd.addAll(java.util.List.of("-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost",
-                "-validity", "3", "-storetype", "PKCS12", "-keystore", ks.getPath(),
-                "-storepass", "changeit", "-keypass", "changeit"));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(tmp.resolve(name + ".log").toFile()).start();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "keytool finished");
-        assertEquals(0, p.exitValue(), () -> read(tmp.resolve(name + ".log")));
-        KeyStore store = KeyStore.getInstance("PKCS12");
-        try (InputStream in = new FileInputStream(ks)) {
-            store.load(in, PASS);
-        }
-        return store;
-    }
-
-    static String read(Path p) {
-        try {
-            return Files.readString(p);
-        } catch (IOException e) {
-            return e.toString();
-        }
-    }
-
-    static SSLContext jdkContext(KeyStore ks, String kmfAlgorithm) throws Exception {
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(kmfAlgorithm);
-        kmf.init(ks, PASS);
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(kmf.getKeyManagers(), null, null);
-        return ctx;
+        ecStore = TestSupport.keyStore(tmp, "ec", "EC", "-groupname", "secp256r1");
+        rsaStore = TestSupport.keyStore(tmp, "rsa", "RSA", "-keysize", "2048");
     }
 
     static HttpClient client(KeyStore trusted) throws Exception {
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trusted);
-        SSLContext c = SSLContext.getInstance("TLS");
-        c.init(null, tmf.getTrustManagers(), null);
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(c)
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .sslContext(TestSupport.trusting(trusted))
                 .connectTimeout(Duration.ofSeconds(20)).build();
     }
 
@@ -148,7 +105,7 @@ class HttpsNativeTest {
     @Test
     void jdkKeyStoreContextIsServedNatively() throws Exception {
         for (String kmf : new String[] {"PKIX", "SunX509"}) {
-            SSLContext ctx = jdkContext(ecStore, kmf);
+            SSLContext ctx = TestSupport.serverContext(ecStore, kmf);
             assertTrue(TachyTls.keyMaterialAvailable(ctx), kmf);
             AtomicReference<SSLSession> seen = new AtomicReference<>();
             HttpsServer s = server(new HttpsConfigurator(ctx), echo(seen));
@@ -227,7 +184,7 @@ class HttpsNativeTest {
     /** setSSLParameters with TLSv1.2 and one suite: what the client negotiates. */
     @Test
     void configuratorProtocolsAndSuitesAreMapped() throws Exception {
-        SSLContext ctx = jdkContext(ecStore, "PKIX");
+        SSLContext ctx = TestSupport.serverContext(ecStore, "PKIX");
         AtomicReference<InetSocketAddress> client = new AtomicReference<>();
         HttpsConfigurator cfg = new HttpsConfigurator(ctx) {
             @Override
@@ -257,7 +214,7 @@ class HttpsNativeTest {
     /** Legacy setters (no setSSLParameters): TLSv1.3 only. */
     @Test
     void legacyProtocolSetter() throws Exception {
-        HttpsConfigurator cfg = new HttpsConfigurator(jdkContext(ecStore, "PKIX")) {
+        HttpsConfigurator cfg = new HttpsConfigurator(TestSupport.serverContext(ecStore, "PKIX")) {
             @Override
             @SuppressWarnings("deprecation")
             public void configure(HttpsParameters params) {
@@ -286,7 +243,7 @@ class HttpsNativeTest {
      * against its accepted issuers); a client without a certificate is refused. */
     @Test
     void needClientAuthIsNative() throws Exception {
-        HttpsConfigurator cfg = new HttpsConfigurator(jdkContext(ecStore, "PKIX")) {
+        HttpsConfigurator cfg = new HttpsConfigurator(TestSupport.serverContext(ecStore, "PKIX")) {
             @Override
             public void configure(HttpsParameters params) {
                 SSLParameters p = getSSLContext().getDefaultSSLParameters();
@@ -357,7 +314,8 @@ class HttpsNativeTest {
     /** Plain HTTP to the HTTPS port gets no HTTP response, just the end of the connection. */
     @Test
     void plaintextClientToHttpsPort() throws Exception {
-        HttpsServer s = server(new HttpsConfigurator(jdkContext(ecStore, "PKIX")), ex -> TestSupport.respond(ex, 200, "x"));
+        HttpsServer s = server(new HttpsConfigurator(TestSupport.serverContext(ecStore, "PKIX")),
+                ex -> TestSupport.respond(ex, 200, "x"));
         try {
             assertTrue(((TachyHttpsServer) s).isNative());
             try (Socket sock = new Socket(TestSupport.LOOPBACK, s.getAddress().getPort())) {

@@ -329,7 +329,7 @@ class LazyExchangeTest {
             }
             String t = sb.toString();
             byte[] b = t.getBytes(StandardCharsets.ISO_8859_1);
-            if (TachyHttpExchange.plainTarget(b, 0, b.length)) {
+            if (RequestHead.plainTarget(b, 0, b.length)) {
                 plain++;
                 URI u;
                 try {
@@ -343,11 +343,11 @@ class LazyExchangeTest {
             }
         }
         assertTrue(plain > 10_000, "too few plain targets generated: " + plain);
-        assertFalse(TachyHttpExchange.plainTarget(b("//host/x"), 0, 8));
-        assertFalse(TachyHttpExchange.plainTarget(b("/a%2"), 0, 4));
-        assertFalse(TachyHttpExchange.plainTarget(b("*"), 0, 1));
-        assertTrue(TachyHttpExchange.plainTarget(b("/"), 0, 1));
-        assertTrue(TachyHttpExchange.plainTarget(b("/a%2Fb?x=1&y=/?"), 0, 15));
+        assertFalse(RequestHead.plainTarget(b("//host/x"), 0, 8));
+        assertFalse(RequestHead.plainTarget(b("/a%2"), 0, 4));
+        assertFalse(RequestHead.plainTarget(b("*"), 0, 1));
+        assertTrue(RequestHead.plainTarget(b("/"), 0, 1));
+        assertTrue(RequestHead.plainTarget(b("/a%2Fb?x=1&y=/?"), 0, 15));
     }
 
     private static byte[] b(String s) {

@@ -1,17 +1,21 @@
 package dev.tachy.httpserver;
 
+import static dev.tachy.httpserver.ProbeSupport.awaitCount;
+import static dev.tachy.httpserver.ProbeSupport.check;
+import static dev.tachy.httpserver.ProbeSupport.exit;
+import static dev.tachy.httpserver.ProbeSupport.ms;
+import static dev.tachy.httpserver.ProbeSupport.response;
+import static dev.tachy.httpserver.ProbeSupport.virtualThreads;
+
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -27,33 +31,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class PinningProbe {
     private PinningProbe() {}
 
-    /** Check counts of this JVM's probe (HarvestProbe uses them too: one probe per JVM). */
-    static int passed;
-    static int failed;
-
-    /** Prints "ok" or "FAIL" and what was checked, and counts it. */
-    static void check(boolean ok, String what) {
-        System.out.println((ok ? "ok   " : "FAIL ") + what);
-        if (ok) {
-            passed++;
-        } else {
-            failed++;
-        }
-    }
-
     public static void main(String[] args) throws Exception {
         int slow = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
         long start = System.nanoTime();
-        Method m = Executors.class.getMethod("newVirtualThreadPerTaskExecutor");
-        ExecutorService vt = (ExecutorService) m.invoke(null);
+        ExecutorService vt = virtualThreads();
         AtomicInteger waiting = new AtomicInteger();
         HttpServer s = HttpServer.create(new InetSocketAddress(TestSupport.LOOPBACK, 0), 4096);
         check(s instanceof TachyHttpServer, "the provider is tachy's (" + s.getClass().getName() + ")");
-        s.createContext("/slow", ex -> {
-            waiting.incrementAndGet();
-            byte[] b = ex.getRequestBody().readAllBytes(); // waits for the held-back byte
-            TestSupport.respond(ex, 200, "slow " + new String(b, StandardCharsets.ISO_8859_1));
-        });
+        s.createContext("/slow", ProbeSupport.heldEcho(waiting, false));
         s.createContext("/fast", ex -> TestSupport.respond(ex, 200, "fast"));
         s.setExecutor(vt);
         s.start();
@@ -67,12 +52,9 @@ public final class PinningProbe {
                         .getBytes(StandardCharsets.ISO_8859_1));
                 clients.add(c);
             }
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while (waiting.get() < slow && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            check(waiting.get() == slow, slow + " slow handlers wait in their body read at once ("
-                    + waiting.get() + " after " + ms(start) + " ms)");
+            int w = awaitCount(waiting, slow, 60);
+            check(w == slow, slow + " slow handlers wait in their body read at once ("
+                    + w + " after " + ms(start) + " ms)");
 
             // Fresh connections and one keep-alive connection while every slow handler waits.
             long worst = 0;
@@ -123,12 +105,7 @@ public final class PinningProbe {
             s.stop(0);
             vt.shutdown();
         }
-        System.out.println(passed + " passed, " + failed + " failed (" + ms(start) + " ms)");
-        System.exit(failed == 0 ? 0 : 1);
-    }
-
-    private static long ms(long t0) {
-        return (System.nanoTime() - t0) / 1_000_000;
+        exit(" (" + ms(start) + " ms)");
     }
 
     private static String get(Socket c) throws IOException {
@@ -136,26 +113,5 @@ public final class PinningProbe {
         o.write("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
         o.flush();
         return response(c.getInputStream());
-    }
-
-    /** Reads one response with a Content-length body; returns head + body as text. */
-    static String response(InputStream in) throws IOException {
-        StringBuilder head = new StringBuilder();
-        int ch;
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            ch = in.read();
-            if (ch < 0) {
-                throw new IOException("closed after " + head.length() + " head bytes");
-            }
-            head.append((char) ch);
-        }
-        int len = 0;
-        for (String line : head.toString().split("\r\n")) {
-            if (line.regionMatches(true, 0, "Content-length:", 0, 15)) {
-                len = Integer.parseInt(line.substring(15).trim());
-            }
-        }
-        byte[] body = in.readNBytes(len);
-        return head + new String(body, StandardCharsets.ISO_8859_1);
     }
 }

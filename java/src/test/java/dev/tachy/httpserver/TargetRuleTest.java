@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * (tests/request-targets.tsv; tests/test_target.c checks its column c against the C
  * server). Here every row goes to the JDK's own server (column jdk must be what the running
  * JDK answers: the table is the JDK's truth, not a guess) and to the Java provider, which
- * must answer as the JDK does. {@link TachyHttpExchange#plainTarget}, the provider's fast
+ * must answer as the JDK does. {@link RequestHead#plainTarget}, the provider's fast
  * path, must call plain only targets that the JDK accepts.
  */
 class TargetRuleTest {
@@ -113,7 +113,7 @@ class TargetRuleTest {
         int plain = 0;
         for (Row r : table()) {
             byte[] b = r.target.getBytes(StandardCharsets.ISO_8859_1);
-            if (TachyHttpExchange.plainTarget(b, 0, b.length)) {
+            if (RequestHead.plainTarget(b, 0, b.length)) {
                 plain++;
                 // plain means java.net.URI accepts it (the C server may still refuse it
                 // before the upcall, as it does %00: then plainTarget is never asked)

@@ -16,14 +16,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
-/** Helpers shared by the tests: servers on 127.0.0.1:0, raw sockets, child JVMs. */
+/** Helpers shared by the tests: servers on 127.0.0.1:0, raw sockets, child JVMs, TLS keys. */
 final class TestSupport {
     static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 
@@ -45,6 +50,20 @@ final class TestSupport {
         try (OutputStream out = ex.getResponseBody()) {
             out.write(b);
         }
+    }
+
+    /** A handler that counts entered down, then answers "late PROTOCOL" 700 ms later: a
+     * request still in flight when the test stops the server. */
+    static HttpHandler lateAnswer(CountDownLatch entered) {
+        return ex -> {
+            entered.countDown();
+            try {
+                Thread.sleep(700);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            respond(ex, 200, "late " + ex.getProtocol());
+        };
     }
 
     /** Sends raw bytes, reads until the server closes or timeoutMs passes; the bytes read. */
@@ -112,12 +131,23 @@ final class TestSupport {
         return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    /** A java launcher of version 18 or later: this one, or Temurin 25 if installed; or null. */
+    /** A java launcher of version 18 or later (see javaBinAtLeast); or null. */
     static String java18Bin() {
-        if (Runtime.version().feature() >= 18) {
+        return javaBinAtLeast(18);
+    }
+
+    /** A java launcher of version 21 or later (virtual threads; see javaBinAtLeast); or null. */
+    static String java21Bin() {
+        return javaBinAtLeast(21);
+    }
+
+    /** A java launcher of version feature or later: this one, or -Dtachy.test.javaFEATURE
+     * (tachy.test.java18, tachy.test.java21), or Temurin 25 if installed; or null. */
+    private static String javaBinAtLeast(int feature) {
+        if (Runtime.version().feature() >= feature) {
             return javaBin();
         }
-        String override = System.getProperty("tachy.test.java18");
+        String override = System.getProperty("tachy.test.java" + feature);
         if (override != null && Files.isExecutable(Paths.get(override))) {
             return override;
         }
@@ -163,5 +193,54 @@ final class TestSupport {
 
     static List<String> cmd(String... parts) {
         return new ArrayList<>(List.of(parts));
+    }
+
+    /* ---- TLS ----------------------------------------------------------------------------- */
+
+    /** The password of every key store and key the tests make. */
+    static final char[] PASS = "changeit".toCharArray();
+
+    /**
+     * A PKCS12 key store made by keytool in dir (NAME.p12; its output in NAME.log): one key
+     * pair of algorithm alg (extra: its size or curve) under the alias name, for CN=localhost
+     * and 127.0.0.1, valid 3 days.
+     */
+    static KeyStore keyStore(Path dir, String name, String alg, String... extra) throws Exception {
+        Path ks = dir.resolve(name + ".p12");
+        Path log = dir.resolve(name + ".log");
+        List<String> cmd = cmd(javaBin().replaceAll("java$", "keytool"),
+                "-genkeypair", "-alias", name, "-keyalg", alg);
+        cmd.addAll(List.of(extra));
+        cmd.addAll(List.of("-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost",
+                "-validity", "3", "-storetype", "PKCS12", "-keystore", ks.toString(),
+                "-storepass", "changeit", "-keypass", "changeit"));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IOException("keytool failed: " + Files.readString(log));
+        }
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(ks)) {
+            store.load(in, PASS);
+        }
+        return store;
+    }
+
+    /** A server's SSLContext (the JDK's provider) with the keys of ks. */
+    static SSLContext serverContext(KeyStore ks, String kmfAlgorithm) throws Exception {
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(kmfAlgorithm);
+        kmf.init(ks, PASS);
+        SSLContext ctx = SSLContext.getInstance("TLS");
+        ctx.init(kmf.getKeyManagers(), null, null);
+        return ctx;
+    }
+
+    /** A client's SSLContext that trusts the certificates of trusted. */
+    static SSLContext trusting(KeyStore trusted) throws Exception {
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trusted);
+        SSLContext c = SSLContext.getInstance("TLS");
+        c.init(null, tmf.getTrustManagers(), null);
+        return c;
     }
 }

@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -20,22 +17,9 @@ import org.junit.jupiter.api.Test;
  */
 class VirtualThreadPinningTest {
 
-    /** A java launcher of version 21 or later, or null. */
-    private static String java21Bin() {
-        if (Runtime.version().feature() >= 21) {
-            return TestSupport.javaBin();
-        }
-        String override = System.getProperty("tachy.test.java21");
-        if (override != null && Files.isExecutable(Paths.get(override))) {
-            return override;
-        }
-        Path t25 = Paths.get("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
-        return Files.isExecutable(t25) ? t25.toString() : null;
-    }
-
     @Test
     void slowClientsOnTwoCarriersDoNotStallOtherConnections() throws Exception {
-        String java = java21Bin();
+        String java = TestSupport.java21Bin();
         assumeTrue(java != null, "needs a Java 21+ launcher (virtual threads)");
         List<String> cmd = TestSupport.cmd(java,
                 "-Djdk.virtualThreadScheduler.parallelism=2",
@@ -52,7 +36,7 @@ class VirtualThreadPinningTest {
     /** Closers harvest on virtual threads, never on a platform pool (HarvestProbe). */
     @Test
     void closersHarvestOnVirtualThreadsOnly() throws Exception {
-        String java = java21Bin();
+        String java = TestSupport.java21Bin();
         assumeTrue(java != null, "needs a Java 21+ launcher (virtual threads)");
         List<String> cmd = TestSupport.cmd(java,
                 "-cp", TestSupport.classesDir() + File.pathSeparator + TestSupport.testClassesDir(),
