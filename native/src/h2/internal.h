@@ -22,12 +22,29 @@
 #define TACHY__H2_LAST_WORDS_MS 500              /* a GOAWAY after an input error waits this
                                                     long at most for another thread's write */
 
+#define TACHY__H2_MEM_CLASSES 8                  /* h2/mem.c: blocks of 32 B to ... */
+#define TACHY__H2_MEM_MAX (32 << 7)              /* ... 4 KiB come from the session's lists */
+#define TACHY__H2_MEM_KEEP (64 * 1024)           /* freed bytes a busy session keeps */
+
+/* The allocator of one session (h2/mem.c): free lists by size class. Used by whichever
+ * thread uses the session (under mu, or its only owner). */
+typedef struct {
+    void *free_list[TACHY__H2_MEM_CLASSES];
+    size_t kept; /* bytes on the lists */
+} tachy__h2_mem;
+
+/* The nghttp2_mem that allocates from m; m must outlive the session. */
+nghttp2_mem tachy__h2_mem_of(tachy__h2_mem *m);
+/* Frees every block on m's lists (an idle session, and after nghttp2_session_del). */
+void tachy__h2_mem_trim(tachy__h2_mem *m);
+
 typedef struct tachy__h2 tachy__h2;
 typedef struct tachy__h2_stream tachy__h2_stream;
 
 struct tachy__h2 {
     tachy__conn *c;
     nghttp2_session *ng;
+    tachy__h2_mem mem;        /* (mu) ng's allocator (h2/mem.c) */
     /* Guards ng and the fields below marked (mu), and every stream's fields marked so. */
     pthread_mutex_t mu;
     /* TLS only: one SSL call at a time (the owner's reads, a sender's writes). */
@@ -122,12 +139,10 @@ int tachy__h2_send(tachy__h2 *h2, int wait, int force);
  * counts as a stream: the connection outlives it. wake: bring a thread for it now (else
  * the calling pool thread takes it after the jobs it queued). mu held. */
 void tachy__h2_post_flush_locked(tachy__h2 *h2, int wake);
-/* Lets go of a pin (h2->nstreams++ under mu: the flush job, exchange_done) and, when it
- * was the last one and the loop holds c for them, requeues c. h2 may be gone after it. mu
- * not held. */
-void tachy__h2_unpin(tachy__h2 *h2);
-/* Frees the streams on h2->dead_list and, when the last stream is gone and the loop holds
- * c for them, requeues c. mu not held. */
+/* Takes h2->dead_list (the streams whose last reference went): the caller frees them with
+ * tachy__h2_release once mu is released. mu held. */
+tachy__h2_stream *tachy__h2_take_dead_locked(tachy__h2 *h2);
+/* Frees the streams on h2->dead_list (tachy__h2_release). mu not held. */
 void tachy__h2_reap(tachy__h2 *h2);
 /* Drops one reference of s; at zero s goes on h2->dead_list. mu held. */
 void tachy__h2_stream_unref(tachy__h2_stream *s);
@@ -152,9 +167,12 @@ void tachy__h2_dispatch(tachy__h2 *h2);
 /* The data source of a stream's response body (nghttp2_data_source_read_callback). */
 ssize_t tachy__h2_stream_read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
                                    uint32_t *flags, nghttp2_data_source *src, void *user);
-/* s ended (refs reached 0): its exchange ends, and the struct goes to h2->pool (or is
- * freed). mu not held. */
-void tachy__h2_stream_free(tachy__h2_stream *s);
+/* The streams of list (taken off h2->dead_list: refs reached 0) end - their exchanges
+ * end, their structs go to h2->pool or are freed - and `pins` pins are let go (h2->nstreams++
+ * under mu: the flush job). When that leaves no stream and the loop holds c for
+ * them, c is requeued: h2 may be gone after it. One lock for the batch; nothing when list
+ * is NULL and pins 0. mu not held. */
+void tachy__h2_release(tachy__h2 *h2, tachy__h2_stream *list, int pins);
 /* Frees the structs of h2->pool (the connection is closing). */
 void tachy__h2_pool_free(tachy__h2 *h2);
 /* Takes the pool's structs beyond TACHY__H2_POOL_IDLE off it (the connection goes idle):

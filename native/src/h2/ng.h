@@ -67,6 +67,20 @@ typedef struct {
     nghttp2_data_source_read_callback read_callback;
 } nghttp2_data_provider;
 
+/* The allocator a session is created with (nghttp2_session_server_new3): nghttp2 copies
+ * the struct and calls these with mem_user_data from then on. */
+typedef void *(*nghttp2_malloc)(size_t size, void *mem_user_data);
+typedef void (*nghttp2_free)(void *ptr, void *mem_user_data);
+typedef void *(*nghttp2_calloc)(size_t nmemb, size_t size, void *mem_user_data);
+typedef void *(*nghttp2_realloc)(void *ptr, size_t size, void *mem_user_data);
+typedef struct {
+    void *mem_user_data;
+    nghttp2_malloc malloc;
+    nghttp2_free free;
+    nghttp2_calloc calloc;
+    nghttp2_realloc realloc;
+} nghttp2_mem;
+
 typedef struct {
     int age;
     int version_num;
@@ -156,8 +170,9 @@ enum { NGHTTP2_NV_FLAG_NONE = 0, NGHTTP2_NV_FLAG_NO_INDEX = 1 };
     X(1, void, nghttp2_option_set_no_auto_window_update, (nghttp2_option *, int))                 \
     X(0, void, nghttp2_option_set_max_settings, (nghttp2_option *, size_t))                       \
     X(0, void, nghttp2_option_set_max_outbound_ack, (nghttp2_option *, size_t))                   \
-    X(1, int, nghttp2_session_server_new2,                                                        \
-      (nghttp2_session **, const nghttp2_session_callbacks *, void *, const nghttp2_option *))    \
+    X(1, int, nghttp2_session_server_new3,                                                        \
+      (nghttp2_session **, const nghttp2_session_callbacks *, void *, const nghttp2_option *,     \
+       nghttp2_mem *))                                                                            \
     X(1, void, nghttp2_session_del, (nghttp2_session *))                                          \
     X(1, ssize_t, nghttp2_session_mem_recv, (nghttp2_session *, const uint8_t *, size_t))         \
     X(1, ssize_t, nghttp2_session_mem_send, (nghttp2_session *, const uint8_t **))                \

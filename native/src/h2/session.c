@@ -171,7 +171,7 @@ void tachy__h2_stream_unref(tachy__h2_stream *s) {
     tachy__h2 *h2 = s->h2;
     if (--s->refs > 0)
         return;
-    /* Off h2->all now, under mu: tachy__h2_stream_free destroys s's condition without mu,
+    /* Off h2->all now, under mu: tachy__h2_release destroys s's condition without mu,
      * and tachy__h2_kill_locked must not wake it meanwhile. */
     if (s->all_prev)
         s->all_prev->all_next = s->all_next;
@@ -201,16 +201,17 @@ void tachy__h2_kill_locked(tachy__h2 *h2) {
     }
 }
 
-void tachy__h2_reap(tachy__h2 *h2) {
-    pthread_mutex_lock(&h2->mu);
+tachy__h2_stream *tachy__h2_take_dead_locked(tachy__h2 *h2) {
     tachy__h2_stream *list = h2->dead_list;
     h2->dead_list = NULL;
+    return list;
+}
+
+void tachy__h2_reap(tachy__h2 *h2) {
+    pthread_mutex_lock(&h2->mu);
+    tachy__h2_stream *list = tachy__h2_take_dead_locked(h2);
     pthread_mutex_unlock(&h2->mu);
-    while (list) {
-        tachy__h2_stream *s = list;
-        list = s->next;
-        tachy__h2_stream_free(s); /* nstreams-- under mu, and a requeue at zero when held */
-    }
+    tachy__h2_release(h2, list, 0); /* nstreams down, and a requeue at zero when held */
 }
 
 /* ---- sending ------------------------------------------------------------------------- */
@@ -220,20 +221,8 @@ static void flush_job(tachy__job *job) {
     pthread_mutex_lock(&h2->mu);
     h2->flush_posted = 0;
     pthread_mutex_unlock(&h2->mu);
-    tachy__h2_send(h2, 1, 1);
-    tachy__h2_reap(h2);
-    tachy__h2_unpin(h2); /* the job held the connection (tachy__h2_post_flush_locked) */
-}
-
-void tachy__h2_unpin(tachy__h2 *h2) {
-    pthread_mutex_lock(&h2->mu);
-    int requeue = --h2->nstreams == 0 && h2->held;
-    pthread_mutex_unlock(&h2->mu);
-    if (requeue) {
-        tachy_server *srv = h2->c->srv;
-        srv->loop_requeue(h2->c);
-        tachy__server_release(srv);
-    }
+    tachy__h2_send(h2, 1, 1); /* (it frees the streams that ended meanwhile) */
+    tachy__h2_release(h2, NULL, 1); /* the job held the connection (tachy__h2_post_flush_locked) */
 }
 
 void tachy__h2_post_flush_locked(tachy__h2 *h2, int wake) {
@@ -270,7 +259,9 @@ int tachy__h2_send(tachy__h2 *h2, int wait, int force) {
     if (h2->sending || (h2->dead && force < 2) || (h2->flush_posted && !force)) {
         /* Another thread sends (it takes what we submitted: it asks nghttp2 again after each
          * write, under mu), or the flush job will. */
+        tachy__h2_stream *dead = tachy__h2_take_dead_locked(h2);
         pthread_mutex_unlock(&h2->mu);
+        tachy__h2_release(h2, dead, 0);
         return 0;
     }
     h2->sending = 1;
@@ -307,8 +298,9 @@ int tachy__h2_send(tachy__h2 *h2, int wait, int force) {
     pthread_cond_broadcast(&h2->send_cond);
     if (rc < 0 && !h2->dead)
         tachy__h2_kill_locked(h2);
+    tachy__h2_stream *dead = tachy__h2_take_dead_locked(h2); /* closed by nghttp2 meanwhile */
     pthread_mutex_unlock(&h2->mu);
-    tachy__h2_reap(h2); /* streams nghttp2 closed while sending */
+    tachy__h2_release(h2, dead, 0);
     return rc;
 }
 
@@ -449,9 +441,11 @@ int tachy__h2_start(tachy__conn *c) {
     NG(nghttp2_option_set_no_auto_window_update)(opt, 1);
     if (NG(nghttp2_option_set_max_settings))
         NG(nghttp2_option_set_max_settings)(opt, 32);
-    int rc = NG(nghttp2_session_server_new2)(&h2->ng, g_cbs, h2, opt);
+    nghttp2_mem mem = tachy__h2_mem_of(&h2->mem); /* (nghttp2 keeps a copy) */
+    int rc = NG(nghttp2_session_server_new3)(&h2->ng, g_cbs, h2, opt, &mem);
     NG(nghttp2_option_del)(opt);
     if (rc != 0) {
+        tachy__h2_mem_trim(&h2->mem);
         free(h2);
         return TACHY_ENOMEM;
     }
@@ -551,7 +545,7 @@ static int feed(tachy__h2 *h2) {
 
 /* The connection is dead: TACHY__CONN_NEXT_CLOSE when no stream is left, else
  * TACHY__CONN_NEXT_HOLD - handlers still have stream exchanges, and the connection waits
- * for them, held by nobody: the last one's end requeues it (tachy__h2_stream_free). Its
+ * for them, held by nobody: the last one's end requeues it (tachy__h2_release). Its
  * socket is shut down first, so that their writes fail at once; setting held is the last
  * thing done with c (from then on the last stream may requeue it). */
 static tachy__conn_next hold_or_close(tachy__h2 *h2) {
@@ -637,6 +631,7 @@ tachy__conn_next tachy__h2_run(tachy__conn *c, int *idle, long *deadline) {
     if (!busy) {
         h2->idle_since = tachy__now_ms();
         trim = tachy__h2_pool_trim_locked(h2); /* an idle connection keeps little */
+        tachy__h2_mem_trim(&h2->mem);
     }
     pthread_mutex_unlock(&h2->mu);
     tachy__h2_pool_release(trim);
@@ -694,6 +689,7 @@ void tachy__h2_free(tachy__conn *c) {
     tachy__h2_reap(h2);
     NG(nghttp2_session_del)(h2->ng);
     tachy__h2_reap(h2); /* (deleting the session closes no stream through callbacks) */
+    tachy__h2_mem_trim(&h2->mem);
     tachy__h2_pool_free(h2);
     pthread_mutex_destroy(&h2->mu);
     pthread_mutex_destroy(&h2->xp_lock);

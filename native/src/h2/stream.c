@@ -205,14 +205,14 @@ static int begin(tachy__h2_stream *s) {
 static void exchange_done(tachy__h2_stream *s) {
     tachy__h2 *h2 = s->h2;
     pthread_mutex_lock(&h2->mu);
-    /* Pinned until the reap below: once s is on dead_list, the connection's owner may reap
-     * it, see no stream left and close the connection (freeing h2) before we reap. */
-    h2->nstreams++;
     tachy__h2_stream_unref(s);
     h2->idle_since = tachy__now_ms(); /* (tachy__h2_recheck) */
+    /* The dead streams are ours to free (s among them unless nghttp2 still has it): they
+     * count in nstreams until then, so the connection outlives the release. With none, h2
+     * is not touched again: its owner may close it at once. */
+    tachy__h2_stream *dead = tachy__h2_take_dead_locked(h2);
     pthread_mutex_unlock(&h2->mu);
-    tachy__h2_reap(h2);
-    tachy__h2_unpin(h2);
+    tachy__h2_release(h2, dead, 0);
 }
 
 static void stream_job(tachy__job *job) {
@@ -656,23 +656,42 @@ static void stream_release_memory(tachy__h2_stream *s) {
     free(s);
 }
 
-void tachy__h2_stream_free(tachy__h2_stream *s) {
-    tachy__h2 *h2 = s->h2;
+void tachy__h2_release(tachy__h2 *h2, tachy__h2_stream *list, int pins) {
+    if (!list && !pins)
+        return;
     /* Metrics and the access log (a begun exchange), the context; the memory is kept, and
      * a head refused before its exchange began is reset all the same. */
-    tachy__exchange_end(&s->ex);
-    pthread_mutex_lock(&h2->mu); /* (s left h2->all in tachy__h2_stream_unref) */
-    int requeue = --h2->nstreams == 0 && h2->held;
-    int keep = !h2->dead && h2->npool < TACHY__H2_POOL_MAX && s->out.cap <= 256 * 1024 &&
-               s->in.cap <= 256 * 1024;
-    if (keep) {
-        s->next = h2->pool;
-        h2->pool = s;
-        h2->npool++;
+    int n = 0;
+    for (tachy__h2_stream *s = list; s; s = s->next, n++)
+        tachy__exchange_end(&s->ex);
+    tachy__h2_stream *gone = NULL;
+    int ngone = 0;
+    pthread_mutex_lock(&h2->mu); /* (the streams left h2->all in tachy__h2_stream_unref) */
+    while (list) {
+        tachy__h2_stream *s = list;
+        list = s->next;
+        if (!h2->dead && h2->npool < TACHY__H2_POOL_MAX && s->out.cap <= 256 * 1024 &&
+            s->in.cap <= 256 * 1024) {
+            s->next = h2->pool;
+            h2->pool = s;
+            h2->npool++;
+        } else {
+            s->next = gone;
+            gone = s;
+            ngone++;
+        }
     }
+    /* Structs to free still count until they are: freeing one touches the connection. */
+    h2->nstreams -= n - ngone + pins;
+    int requeue = h2->nstreams == 0 && h2->held;
     pthread_mutex_unlock(&h2->mu);
-    if (!keep)
-        stream_release_memory(s);
+    if (gone) {
+        tachy__h2_pool_release(gone);
+        pthread_mutex_lock(&h2->mu);
+        h2->nstreams -= ngone;
+        requeue = h2->nstreams == 0 && h2->held;
+        pthread_mutex_unlock(&h2->mu);
+    }
     if (requeue) {
         /* The connection was held for its streams' exchanges (session.c): it is ours to
          * give back to the loop, which closes it. */
