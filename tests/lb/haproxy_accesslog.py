@@ -20,13 +20,13 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from haproxy_rolling import Backend, free_port, wait_port  # noqa: E402
+from lbtest import (Backend, Tally, curl_from, free_port, kill_all,  # noqa: E402
+                    start_haproxy, wait_port)
 
 HAPROXY_CFG = """\
 global
@@ -53,16 +53,8 @@ backend tachy
 CLF = re.compile(r'^(\S+) (\S+) (\S+) \[(\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] '
                  r'"([^"]*)" (\d{3}|-) (\d+|-)$')
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-    print(("ok    " if ok else "FAIL  ") + what, flush=True)
+T = Tally()
+check = T.check
 
 
 def lines_of(path):
@@ -81,12 +73,6 @@ def lines_of(path):
     except FileNotFoundError:
         pass
     return out
-
-
-def curl_ip(fe, tag):
-    r = subprocess.run(["curl", "-s", "-m", "5", "--interface", "127.0.0.2",
-                        f"http://127.0.0.1:{fe}/ip?{tag}"], capture_output=True, text=True)
-    return r.stdout.strip()
 
 
 def main():
@@ -113,11 +99,10 @@ def main():
     hap = None
     try:
         check(b.start(), f"tachy-hello --access-log on port {p1} started")
-        hap = subprocess.Popen(["haproxy", "-db", "-f", cfg], stdout=subprocess.DEVNULL,
-                               stderr=open(os.path.join(work, "haproxy.log"), "w"))
+        hap = start_haproxy(cfg, work)
         check(wait_port(fe), f"HAProxy listens on {fe}")
         time.sleep(0.5)  # the first health check (inter 300ms, rise 1)
-        answers = [curl_ip(fe, f"a{i}") for i in range(3)]
+        answers = [curl_from(fe, f"/ip?a{i}") for i in range(3)]
         check(all(s.startswith("127.0.0.2 ") for s in answers),
               "GET /ip from 127.0.0.2 answered as 127.0.0.2: " + " | ".join(answers))
         # 2. Rotation: rename, SIGHUP, one more request.
@@ -130,7 +115,7 @@ def main():
                 break
             time.sleep(0.01)
         check(os.path.exists(log), "SIGHUP: a new file by the old name")
-        after = curl_ip(fe, "b0")
+        after = curl_from(fe, "/ip?b0")
         check(after.startswith("127.0.0.2 "), "a request after the rotation: " + after)
         # 3. SIGTERM: drained, exit 0, every line written.
         rc, took = b.stop()
@@ -148,16 +133,10 @@ def main():
                   int(m.group(7)) == len(ans) + 1 for m, ans in zip(ms, answers + [after])),
               "status 200 and the body's bytes on each line")
     finally:
-        if hap and hap.poll() is None:
-            hap.kill()
-            hap.wait()
-        if b.proc and b.proc.poll() is None:
-            b.proc.kill()
-            b.proc.wait()
+        kill_all([hap, b.proc])
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return T.finish()
 
 
 if __name__ == "__main__":
