@@ -42,9 +42,18 @@ static long now_ms(void) {
     return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-void fuzz_conn_start(const char *name, const tachy_options *opt, const fuzz_route *extra) {
-    harness = name;
-    FUZZ_CHECK(tachy_server_create(&srv, "127.0.0.1", 0, 0, opt) == 0);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    /* a connection that stops moving ends well within the 5 s the checks allow */
+    tachy_options opt;
+    tachy_options_init(&opt);
+    opt.idle_interval_ms = 2000;
+    opt.max_req_time_ms = opt.max_rsp_time_ms = 3000;
+    const fuzz_route *extra = NULL;
+    fuzz_conn_configure(&opt, &harness, &extra);
+    FUZZ_CHECK(tachy_server_create(&srv, "127.0.0.1", 0, 0, &opt) == 0);
     FUZZ_CHECK(tachy_server_create_context(srv, "/", demo_hello, NULL, NULL) == 0);
     FUZZ_CHECK(tachy_server_create_context(srv, "/echo", echo, NULL, NULL) == 0);
     FUZZ_CHECK(tachy_server_create_context(srv, "/nohandler", NULL, NULL, NULL) == 0);
@@ -53,6 +62,7 @@ void fuzz_conn_start(const char *name, const tachy_options *opt, const fuzz_rout
     FUZZ_CHECK(tachy_server_start(srv) == 0);
     port = tachy_server_port(srv);
     atexit(stop_server);
+    return 0;
 }
 
 static int dial(void) {

@@ -10,7 +10,10 @@
  * - every 64 inputs, the open-connection count drops back to 0 within 5 s (no connection,
  *   and nothing holding one, is leaked).
  * A failed property prints the harness's name and what failed, and aborts (libFuzzer keeps
- * the input). Everything here runs on libFuzzer's thread; the server runs on its own.
+ * the input). fuzz_conn.c defines LLVMFuzzerInitialize (it starts the server as the
+ * harness's fuzz_conn_configure says); the harness defines LLVMFuzzerTestOneInput, which
+ * hands each input to fuzz_conn_run. Everything here runs on libFuzzer's thread; the server
+ * runs on its own.
  */
 #ifndef TACHY_FUZZ_CONN_H
 #define TACHY_FUZZ_CONN_H
@@ -26,11 +29,13 @@ typedef struct fuzz_route {
     tachy_handler_fn handler;
 } fuzz_route;
 
-/* Creates and starts the server with *opt (copied by the server) and the contexts every
- * harness has - "/" (200 "Hello, World!"), "/echo" (the request body back, whatever its
- * framing), "/nohandler" (no handler: 500) - plus `extra`; destroys it at exit. name (a
- * string literal) prefixes every failure message. Call once, from LLVMFuzzerInitialize. */
-void fuzz_conn_start(const char *name, const tachy_options *opt, const fuzz_route *extra);
+/* Defined by each harness, called once by fuzz_conn.c's LLVMFuzzerInitialize before the
+ * server starts: may change *opt (set to the defaults with idleInterval 2 s, maxReqTime and
+ * maxRspTime 3 s, so that a stuck connection ends within the 5 s the checks allow); sets
+ * *name (a string literal that prefixes every failure message) and *extra (contexts beyond
+ * the common ones: "/" 200 "Hello, World!", "/echo" the request body back whatever its
+ * framing, "/nohandler" no handler: 500). The server is destroyed at exit. */
+void fuzz_conn_configure(tachy_options *opt, const char **name, const fuzz_route **extra);
 
 /* One input: on a new connection, sends each string of heads (NULL-terminated list, or
  * NULL) whole, then data[0..n) in `segments` sends (TCP_NODELAY: usually as many

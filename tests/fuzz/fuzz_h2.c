@@ -36,20 +36,12 @@ static int streamed(tachy_exchange *ex, void *user) {
     return 0;
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-    (void)argc;
-    (void)argv;
-    tachy_options opt;
-    tachy_options_init(&opt);
-    opt.idle_interval_ms = 2000;
-    opt.max_req_time_ms = 3000;
-    opt.max_rsp_time_ms = 3000;
-    opt.max_req_header_size = 8192;
-    opt.h2_max_streams = 16;
-    static const fuzz_route extra[] = {{"/stream", streamed}, {NULL, NULL}};
-    fuzz_conn_start("fuzz_h2", &opt, extra);
-    return 0;
+void fuzz_conn_configure(tachy_options *opt, const char **name, const fuzz_route **extra) {
+    opt->max_req_header_size = 8192;
+    opt->h2_max_streams = 16;
+    static const fuzz_route routes[] = {{"/stream", streamed}, {NULL, NULL}};
+    *name = "fuzz_h2";
+    *extra = routes;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

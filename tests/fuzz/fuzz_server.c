@@ -35,18 +35,11 @@ static int ws(tachy_exchange *ex, void *user) {
     return 0;
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-    (void)argc;
-    (void)argv;
-    tachy_options opt;
-    tachy_options_init(&opt);
-    opt.idle_interval_ms = 2000;
-    opt.max_req_time_ms = 3000;
-    opt.max_rsp_time_ms = 3000;
-    static const fuzz_route extra[] = {{"/ws", ws}, {NULL, NULL}};
-    fuzz_conn_start("fuzz_server", &opt, extra);
-    return 0;
+void fuzz_conn_configure(tachy_options *opt, const char **name, const fuzz_route **extra) {
+    (void)opt;
+    static const fuzz_route routes[] = {{"/ws", ws}, {NULL, NULL}};
+    *name = "fuzz_server";
+    *extra = routes;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

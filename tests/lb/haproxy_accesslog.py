@@ -15,18 +15,17 @@ is missing (CTest's skip code). Everything listens on 127.0.0.1; about 2 s.
 
   tests/lb/haproxy_accesslog.py [--hello PATH] [--keep DIR]
 """
-import argparse
 import os
 import re
 import shutil
 import signal
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lbtest import (Backend, Tally, curl_from, free_port, kill_all,  # noqa: E402
-                    start_haproxy, wait_port)
+from lbtest import (Backend, Tally, arg_parser, curl_from, free_port,  # noqa: E402
+                    haproxy_proxies, kill_all, missing_tool, start_haproxy, wait_port,
+                    work_dir)
 
 HAPROXY_CFG = """\
 global
@@ -38,15 +37,6 @@ defaults
     timeout client  10s
     timeout server  10s
 
-frontend web
-    bind 127.0.0.1:{fe}
-    default_backend tachy
-
-backend tachy
-    option httpchk GET /
-    http-check expect status 200
-    default-server inter 300ms fall 2 rise 1
-    server t1 127.0.0.1:{p1} send-proxy-v2 check check-send-proxy
 """
 
 # host ident authuser [date] "request" status bytes
@@ -76,26 +66,17 @@ def lines_of(path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    ap.add_argument("--hello", default=os.environ.get("TACHY_HELLO") or
-                    os.path.join(root, "build/release/examples/tachy-hello"))
-    ap.add_argument("--keep", help="keep the config and logs in this directory")
-    a = ap.parse_args()
-    for tool in ("haproxy", "curl"):
-        if not shutil.which(tool):
-            print(f"skipped: {tool} is not installed (scripts/deps.sh test)")
-            return 77
-    work = a.keep or tempfile.mkdtemp(prefix="tachy-accesslog-")
-    os.makedirs(work, exist_ok=True)
+    a = arg_parser().parse_args()
+    if missing_tool(("haproxy", "curl")):
+        return 77
+    work = work_dir(a.keep, "tachy-accesslog-")
     log = os.path.join(work, "access.log")
     fe, p1 = free_port(), free_port()
     b = Backend([a.hello, "-p", "PORT", "--proxy-protocol", "--proxy-trusted", "127.0.0.1",
                  "--access-log", log], p1, os.path.join(work, "backend.log"))
     cfg = os.path.join(work, "haproxy.cfg")
     with open(cfg, "w") as f:
-        f.write(HAPROXY_CFG.format(fe=fe, p1=p1))
+        f.write(HAPROXY_CFG + haproxy_proxies(fe, [p1], "inter 300ms fall 2 rise 1"))
     hap = None
     try:
         check(b.start(), f"tachy-hello --access-log on port {p1} started")

@@ -37,12 +37,12 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lbtest import (Backend, Tally, curl_from, free_port, kill_all, recv_all,  # noqa: E402
-                    start_haproxy, wait_port)
+from lbtest import (Backend, Tally, arg_parser, curl_from, free_port,  # noqa: E402
+                    haproxy_proxies, kill_all, missing_tool, recv_all, start_haproxy,
+                    wait_port, work_dir)
 
 HAPROXY_CFG = """\
 global
@@ -64,17 +64,6 @@ defaults
     # HAProxy has just sent on it: nothing came back, so it is safe to send again
     retry-on conn-failure empty-response response-timeout
 
-frontend web
-    bind 127.0.0.1:{fe}
-    default_backend tachy
-
-backend tachy
-    balance roundrobin
-    option httpchk GET /
-    http-check expect status 200
-    default-server inter 500ms fall 2 rise 2
-    server t1 127.0.0.1:{p1} send-proxy-v2 check check-send-proxy
-    server t2 127.0.0.1:{p2} send-proxy-v2 check check-send-proxy
 """
 
 T = Tally()
@@ -227,11 +216,7 @@ def reuseport_isolated(a, java):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    ap.add_argument("--hello", default=os.environ.get("TACHY_HELLO") or
-                    os.path.join(root, "build/release/examples/tachy-hello"))
+    ap = arg_parser()
     ap.add_argument("--java-cp", help="run the Java demo (dev.tachy.examples.Hello) instead: "
                     "the class path with the provider jar and the demo's classes")
     ap.add_argument("--java-bin", default=os.path.join(os.environ["JAVA_HOME"], "bin", "java")
@@ -245,14 +230,10 @@ def main():
     ap.add_argument("--seconds", type=int, default=12)
     ap.add_argument("--backend-args", default="",
                     help="more tachy-hello arguments, e.g. '--drain 0' (stop without draining)")
-    ap.add_argument("--keep", help="keep the config and logs in this directory")
     a = ap.parse_args()
-    for tool in ("haproxy", "wrk", "curl"):
-        if not shutil.which(tool):
-            print(f"skipped: {tool} is not installed (scripts/deps.sh test)")
-            return 77
-    work = a.keep or tempfile.mkdtemp(prefix="tachy-haproxy-")
-    os.makedirs(work, exist_ok=True)
+    if missing_tool(("haproxy", "wrk", "curl")):
+        return 77
+    work = work_dir(a.keep, "tachy-haproxy-")
     java = [a.java_bin, "-cp", a.java_cp, "dev.tachy.examples.Hello"] if a.java_cp else None
     if a.reuseport_only:
         # in the namespace reuseport_isolated made: this phase alone
@@ -275,7 +256,8 @@ def main():
     cfg = os.path.join(work, "haproxy.cfg")
     sock = os.path.join(work, "haproxy.sock")
     with open(cfg, "w") as f:
-        f.write(HAPROXY_CFG.format(fe=fe, p1=p1, p2=p2, sock=sock))
+        f.write(HAPROXY_CFG.format(sock=sock) +
+                haproxy_proxies(fe, [p1, p2], "inter 500ms fall 2 rise 2"))
     procs = []
     try:
         for b in backends:

@@ -3,15 +3,48 @@ share: their pass/fail tally, the backends they start and stop, HAProxy itself, 
 request sent from another source address (127.0.0.2) through it. The sockets' helpers
 (free_port, wait_port) are tests/support/netutil.py's, imported here for them.
 """
+import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "support"))
 from netutil import free_port, recv_all, wait_port  # noqa: E402,F401 (re-exported)
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def arg_parser():
+    """The options every HAProxy test takes: --hello (tachy-hello: $TACHY_HELLO, else
+    build/release's) and --keep DIR (the configuration and logs are kept there)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hello", default=os.environ.get("TACHY_HELLO") or
+                    os.path.join(ROOT, "build/release/examples/tachy-hello"))
+    ap.add_argument("--keep", help="keep the config and logs in this directory")
+    return ap
+
+
+def missing_tool(tools):
+    """Whether one of tools is not on PATH (then its "skipped" line is printed: the test
+    exits 77, CTest's skip code)."""
+    for tool in tools:
+        if not shutil.which(tool):
+            print(f"skipped: {tool} is not installed (scripts/deps.sh test)")
+            return True
+    return False
+
+
+def work_dir(keep, prefix):
+    """keep (created if needed), else a new temporary directory named prefix..."""
+    work = keep or tempfile.mkdtemp(prefix=prefix)
+    os.makedirs(work, exist_ok=True)
+    return work
 
 
 class Tally:
@@ -63,6 +96,19 @@ class Backend:
             self.proc.kill()
             rc = self.proc.wait()
         return rc, time.monotonic() - t0
+
+
+def haproxy_proxies(fe, ports, timing):
+    """The frontend and backend sections of an HAProxy configuration: the frontend on
+    127.0.0.1:fe, round-robin over servers t1, t2 ... on 127.0.0.1:ports, each sent PROXY
+    protocol v2 (send-proxy-v2) and health-checked with GET / (200 expected) that sends the
+    header too (check-send-proxy); timing: the checks' default-server line ("inter 300ms
+    fall 2 rise 1"). The caller writes the global and defaults sections before it."""
+    servers = "".join(f"    server t{i + 1} 127.0.0.1:{p} send-proxy-v2 check check-send-proxy\n"
+                      for i, p in enumerate(ports))
+    return (f"frontend web\n    bind 127.0.0.1:{fe}\n    default_backend tachy\n\n"
+            f"backend tachy\n    balance roundrobin\n    option httpchk GET /\n"
+            f"    http-check expect status 200\n    default-server {timing}\n" + servers)
 
 
 def start_haproxy(cfg, work):
