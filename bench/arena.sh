@@ -17,11 +17,11 @@
 #                 without one (java/target/tachy-httpserver-*.jar is tried) it is left out
 #
 # Server on core 0, load on core 1 (wrk, h2load --h1, bench/wsload), alternating rounds,
-# medians. Output: bench/results/arena-<UTC timestamp>/ with table.md (committed) and raw/
-# (not committed: every load output and server log, results.json, chart.png, env.txt).
+# medians. Output: bench/results/runs/arena-<UTC timestamp>/ with table.md and raw/ (every
+# load output and server log, results.json, chart.png, env.txt); git ignores runs/.
 # Only 127.0.0.1 is used; every server started is stopped when the run ends. On the machine
 # that ran it, `bench/lib/arena_bench.py --render --out DIR` rewrites DIR/table.md and
-# DIR/raw/chart.png from DIR/raw/results.json (a clone has table.md only).
+# DIR/raw/chart.png from DIR/raw/results.json.
 set -euo pipefail
 BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH/.." && pwd)"
@@ -77,7 +77,7 @@ if [ -n "$FS_BEFORE" ]; then
 fi
 
 STAMP="$(date -u +%Y%m%d-%H%M%S)"
-OUT="$BENCH/results/arena-$STAMP"
+OUT="$BENCH/results/runs/arena-$STAMP"
 mkdir -p "$OUT/raw"
 CERT="$WORK/arena-cert"
 mkdir -p "$CERT"

@@ -13,8 +13,9 @@
 #   --rounds N   alternating rounds (default 3); --duration S: seconds per run (default 4)
 #   --build DIR  reuse a tachy CMake build dir (DIR/examples/tachy-hello); default: build
 #                into bench/build/tachy as bench/run.sh does
-# Output: bench/results/h2-<UTC stamp>/table.md (+ raw/: every h2load output, server logs,
-# results.json). Only 127.0.0.1; every server started is stopped on exit.
+# Output: bench/results/runs/h2-<UTC stamp>/table.md (+ raw/: every h2load output, server logs,
+# results.json; git ignores runs/) and its copy bench/results/h2-latest.md, which git keeps.
+# Only 127.0.0.1; every server started is stopped on exit.
 set -euo pipefail
 BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH/.." && pwd)"

@@ -34,8 +34,9 @@
 #
 # The servers are started exactly as bench/run.sh starts them (bench/lib/servers.sh,
 # bench/lib/bench.py); nginx and h2o from Debian (nginx-light / h2o installed when missing,
-# as root). Output: bench/results/paced-<UTC timestamp>/table.md and raw/ (every client
-# output, server logs, results.json, chart.png). Only 127.0.0.1 is used; every server
+# as root). Output: bench/results/runs/paced-<UTC timestamp>/table.md and raw/ (every client
+# output, server logs, results.json, chart.png; git ignores runs/), copied to
+# bench/results/paced-latest.md and paced-latest.png, which git keeps. Only 127.0.0.1 is used; every server
 # started is stopped on exit.
 set -euo pipefail
 
@@ -110,7 +111,7 @@ wait "$PYPID"
 PYPID=
 "$PY" "$BENCH/lib/paced.py" --render "$OUT" >/dev/null || say "chart failed"
 cp "$OUT/table.md" "$BENCH/results/paced-latest.md"
-if [ -f "$OUT/raw/chart.png" ]; then  # kept by git beside the table (raw/ is not)
+if [ -f "$OUT/raw/chart.png" ]; then  # beside the run's table, and the copy git keeps
   cp "$OUT/raw/chart.png" "$OUT/chart.png"; cp "$OUT/raw/chart.png" "$BENCH/results/paced-latest.png"
 fi
 say "done: ${OUT#$ROOT/}/table.md"

@@ -13,8 +13,8 @@
 #   callgrind instructions per request (callgrind_control -z / -d around the load) and the top
 #            functions (tachy-c and nginx, keep-alive only, N/10 requests: valgrind is slow)
 #   perf record -e cpu-clock -g: where the CPU goes (kernel vs user, top symbols)
-# Writes bench/results/profile-<timestamp>/summary.txt (the raw outputs in its raw/, which git
-# ignores) and bench/results/profile-latest.txt.
+# Writes bench/results/runs/profile-<timestamp>/summary.txt (the raw outputs in its raw/; git
+# ignores runs/) and bench/results/profile-latest.txt, the copy git keeps.
 set -euo pipefail
 BENCH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$BENCH/.." && pwd)"
@@ -40,7 +40,7 @@ if [ "$BUILD" = "$BENCH/build/tachy" ]; then  # our own build dir: bring it up t
   cmake --build "$BUILD" -j2 --target tachy-hello >/dev/null
 fi
 HELLO="$BUILD/examples/tachy-hello"
-OUT="$BENCH/results/profile-$(date -u +%Y%m%d-%H%M%S)"
+OUT="$BENCH/results/runs/profile-$(date -u +%Y%m%d-%H%M%S)"
 RAW="$OUT/raw" # raw outputs (perf data, callgrind, strace, h2load, server logs): not committed
 mkdir -p "$RAW"
 NG="$BENCH/build/nginx-profile"

@@ -25,9 +25,11 @@ slowhttptest -B -c 1000 -r 200 -i 10 -s 8192 -l $DUR -u "http://127.0.0.1:$PORT/
     -o /tmp/slowbody.$PORT >/tmp/slowbody.$PORT.log 2>&1 &
 SHT=$!
 sleep 1
-python3 - "$PORT" $((DUR - 3)) <<'PY'
+python3 - "$PORT" $((DUR - 3)) "$HERE/../tests/support" <<'PY'
 import socket, sys, time
 port, dur = int(sys.argv[1]), float(sys.argv[2])
+sys.path.insert(0, sys.argv[3])
+from netutil import recv_all
 lat, failed = [], 0
 end = time.monotonic() + dur
 while time.monotonic() < end:
@@ -35,12 +37,7 @@ while time.monotonic() < end:
     try:
         s = socket.create_connection(("127.0.0.1", port), timeout=5)
         s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
-        got = b""
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            got += b
+        got = recv_all(s)
         s.close()
         if not got.startswith(b"HTTP/1.1 200"):
             raise OSError("bad response")

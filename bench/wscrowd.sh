@@ -34,9 +34,9 @@
 # (RAMP x count / CLIENTS). Splitting the client over processes would not help: the server
 # needs one descriptor per client whatever the client does.
 #
-# Output: bench/results/wscrowd-<UTC>/table.md (one row per server and profile: clients,
+# Output: bench/results/runs/wscrowd-<UTC>/table.md (one row per server and profile: clients,
 # errors, p50/p90/p99/p99.9/max, server CPU, peak RSS, peak threads) and raw/ (every wsload
-# output, server log and 0.5 s sample; git ignores raw/). Every wait is bounded; a run takes
+# output, server log and 0.5 s sample); git ignores runs/. Every wait is bounded; a run takes
 # about (probe 10 s + RAMP + MESSAGES/2 + 10 s) per server plus ~70 s per broadcast row.
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -73,7 +73,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 STAMP="$(date -u +%Y%m%d-%H%M%S)"
-OUT="${OUT:-$HERE/results/wscrowd-$STAMP}"
+OUT="${OUT:-$HERE/results/runs/wscrowd-$STAMP}"
 RAW="$OUT/raw"
 WORK="$HERE/build"
 mkdir -p "$RAW" "$WORK"

@@ -37,6 +37,13 @@ static void temp_path(char *out, size_t cap, const char *tag) {
     unlink(out);
 }
 
+/* Options (defaults otherwise) that log to a fresh file in /tmp, whose name goes to out. */
+static void log_to_temp_file(tachy_options *o, char *out, size_t cap, const char *tag) {
+    temp_path(out, cap, tag);
+    tachy_options_init(o);
+    o->access_log = out;
+}
+
 static char *slurp(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -190,10 +197,8 @@ static int fail_handler(tachy_exchange *ex, void *user) {
 static void common_log_format_fields(void **state) {
     (void)state;
     char path[128];
-    temp_path(path, sizeof path, "clf");
     tachy_options o;
-    tachy_options_init(&o);
-    o.access_log = path;
+    log_to_temp_file(&o, path, sizeof path, "clf");
     tachy_server *srv = ts_server(&o);
     tachy_server_create_context(srv, "/a", ts_body_handler, "hello", NULL);
     tachy_server_create_context(srv, "/user", user_handler, NULL, NULL);
@@ -265,10 +270,8 @@ static void common_log_format_fields(void **state) {
 static void proxy_client_address(void **state) {
     (void)state;
     char path[128];
-    temp_path(path, sizeof path, "proxy");
     tachy_options o;
-    tachy_options_init(&o);
-    o.access_log = path;
+    log_to_temp_file(&o, path, sizeof path, "proxy");
     o.proxy_protocol = 1;
     tachy_server *srv = ts_server(&o);
     tachy_server_create_context(srv, "/", ts_body_handler, "ok", NULL);
@@ -500,10 +503,8 @@ static void *client_main(void *arg) {
 static void rotation_under_load_loses_nothing(void **state) {
     (void)state;
     char path[128], old[4][160];
-    temp_path(path, sizeof path, "rot");
     tachy_options o;
-    tachy_options_init(&o);
-    o.access_log = path;
+    log_to_temp_file(&o, path, sizeof path, "rot");
     int port;
     tachy_server *srv = ts_serve(&o, ts_body_handler, "x", &port);
     hup_server = srv;

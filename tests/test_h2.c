@@ -256,11 +256,14 @@ static void hb_field(hb *b, const char *name, const char *value, size_t vl) {
     hb_raw(b, value, vl);
 }
 
-static void hb_req(hb *b, const char *method, const char *path) {
-    hb_field(b, ":method", method, strlen(method));
-    hb_field(b, ":scheme", "http", 4);
-    hb_field(b, ":path", path, strlen(path));
-    hb_field(b, ":authority", "localhost", 9);
+/* A request's header block (the caller adds fields, and frees .p). */
+static hb hb_request(const char *method, const char *path) {
+    hb b = {0};
+    hb_field(&b, ":method", method, strlen(method));
+    hb_field(&b, ":scheme", "http", 4);
+    hb_field(&b, ":path", path, strlen(path));
+    hb_field(&b, ":authority", "localhost", 9);
+    return b;
 }
 
 /* Decodes an integer (n-bit prefix); -1 when cut short. */
@@ -558,8 +561,7 @@ static void send_block(hc *c, int32_t sid, hb *b, int end_stream) {
 
 /* A request with no extra fields. */
 static void req(hc *c, int32_t sid, const char *method, const char *path, int end_stream) {
-    hb b = {0};
-    hb_req(&b, method, path);
+    hb b = hb_request(method, path);
     send_block(c, sid, &b, end_stream);
     free(b.p);
 }
@@ -585,6 +587,12 @@ static int wait_goaway(hc *c, int timeout_ms) {
             break;
     }
     return c->goaway >= 0 || c->eof;
+}
+
+/* A GOAWAY with code must come within 5 s. */
+static void expect_goaway(hc *c, int code) {
+    assert_true(wait_goaway(c, 5000));
+    assert_int_equal(c->goaway, code);
 }
 
 /* Pumps until EOF within timeout_ms; 1 if the server closed. */
@@ -630,6 +638,12 @@ static void send_body(hc *c, int32_t sid, const uint8_t *body, size_t len, int e
         frame(c, F_DATA, FL_END_STREAM, sid, NULL, 0);
 }
 
+/* The bytes of the big bodies (/big, the echoes): position-dependent, so a lost or
+ * reordered frame shows. */
+static uint8_t pattern(size_t i) {
+    return (uint8_t)(i * 7 + (i >> 12));
+}
+
 /* One GET on a fresh connection: the status (checks the server still serves). */
 static int fresh_get(int port) {
     hc *c = hc_open(port);
@@ -638,6 +652,118 @@ static int fresh_get(int port) {
     int status = ok ? S(c, 1)->status : -1;
     hc_close(c);
     return status;
+}
+
+/* A request of `method` with no body on sid, waited for (5 s): its stream, whose :status
+ * must be `status`. */
+static st *ask(hc *c, int32_t sid, const char *method, const char *path, int status) {
+    req(c, sid, method, path, 1);
+    assert_true(wait_stream(c, sid, 5000));
+    assert_int_equal(S(c, sid)->status, status);
+    return S(c, sid);
+}
+
+static st *get(hc *c, int32_t sid, const char *path, int status) {
+    return ask(c, sid, "GET", path, status);
+}
+
+/* GET path_a on sid_a and GET path_b on sid_b, both in flight at once, and both waited
+ * for (5 s each). */
+static void get_both(hc *c, int32_t sid_a, const char *path_a, int32_t sid_b, const char *path_b) {
+    req(c, sid_a, "GET", path_a, 1);
+    req(c, sid_b, "GET", path_b, 1);
+    assert_true(wait_stream(c, sid_a, 5000));
+    assert_true(wait_stream(c, sid_b, 5000));
+}
+
+/* The answer of /hello over HTTP/2. */
+static void expect_hello(const st *s) {
+    assert_int_equal(s->status, 200);
+    assert_int_equal(s->len, 14);
+    assert_memory_equal(s->body, "hello HTTP/2.0", 14);
+}
+
+/* Pumps c while cond holds, for at most 5 s; every pump must succeed. */
+#define PUMP_WHILE(c, cond)                                                                     \
+    for (long pw_t0_ = ts_now_ms(); (cond) && ts_now_ms() - pw_t0_ < 5000;)                     \
+    assert_true(pump((c), 1000) >= 0)
+
+/* A connection whose SETTINGS_INITIAL_WINDOW_SIZE is win and which gives no window back
+ * by itself (auto_wu 0): the test opens the windows. */
+static hc *hc_open_window(int port, uint32_t win) {
+    uint32_t set[] = {4, win};
+    hc *c = hc_open_ex(port, set, 1);
+    c->auto_wu = 0;
+    return c;
+}
+
+/* The preface and an empty SETTINGS, nothing waited for (the threads' many short
+ * connections). */
+static hc *hc_open_bare(int port) {
+    static const uint8_t settings[9] = {0, 0, 0, F_SETTINGS, 0, 0, 0, 0, 0};
+    hc *c = hc_new(ts_connect(port), NULL);
+    raw_send(c, preface, 24);
+    raw_send(c, settings, 9);
+    return c;
+}
+
+/* GET path over HTTP/1.1 with "Upgrade: h2c" and the HTTP2-Settings settings (base64url),
+ * answered 101: the connection, before its preface (hc_hello). */
+static hc *hc_upgrade(int port, const char *path, const char *settings) {
+    int fd = ts_connect(port);
+    char request[512];
+    snprintf(request, sizeof request,
+             "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+             "Upgrade: h2c\r\nHTTP2-Settings: %s\r\n\r\n",
+             path, settings);
+    ts_send(fd, request, -1);
+    char head[512];
+    assert_int_equal(ts_read_head(fd, head, sizeof head), 101);
+    return hc_new(fd, NULL);
+}
+
+/* pattern(0 .. n-1), malloc'ed. */
+static uint8_t *pattern_new(size_t n) {
+    uint8_t *p = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        p[i] = pattern(i);
+    return p;
+}
+
+/* The stream's body is pattern(0 .. n-1). */
+static void expect_pattern(const st *s, size_t n) {
+    assert_int_equal(s->len, n);
+    for (size_t i = 0; i < n; i++)
+        if (s->body[i] != pattern(i))
+            fail_msg("byte %zu", i);
+}
+
+/* count copies of the frame f (flen bytes) sent 1000 at a time without reading (sending
+ * stops once the server closes); then the connection must end within 10 s. */
+static void flood(hc *c, const uint8_t *f, size_t flen, int count) {
+    hb all = {0};
+    for (int i = 0; i < count; i++)
+        hb_raw(&all, f, flen);
+    for (size_t off = 0; off < all.len; off += flen * 1000)
+        if (raw_send(c, all.p + off, flen * 1000) < 0)
+            break;
+    assert_true(wait_eof(c, 10000));
+    free(all.p);
+}
+
+/* Runs fn(n) on 4 threads at once: how many returned non-NULL (failed). */
+static int run_threads(void *(*fn)(void *), int n) {
+    enum { T = 4 };
+    pthread_t t[T];
+    for (int i = 0; i < T; i++)
+        pthread_create(&t[i], NULL, fn, (void *)(intptr_t)n);
+    int failed = 0;
+    for (int i = 0; i < T; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        failed += r != NULL;
+    }
+    return failed;
 }
 
 /* ---- the server ------------------------------------------------------------------------ */
@@ -664,6 +790,18 @@ static void wait_calls_settle(void) {
         last = atomic_load(&calls);
         ts_sleep_ms(ts_under_valgrind() ? 500 : 50);
     }
+}
+
+/* Settled, then `calls` from 0. */
+static void reset_calls(void) {
+    wait_calls_settle();
+    atomic_store(&calls, 0);
+}
+
+/* `calls` from 0, then a new connection to srv: the tests that count handler calls. */
+static hc *hc_open_counting(void) {
+    reset_calls();
+    return hc_open(port);
 }
 
 
@@ -710,10 +848,6 @@ static int echo(tachy_exchange *ex, void *user) {
 static int sleepy(tachy_exchange *ex, void *user) {
     ts_sleep_ms(300);
     return hello(ex, user);
-}
-
-static uint8_t pattern(size_t i) {
-    return (uint8_t)(i * 7 + (i >> 12));
 }
 
 #define BIG (1024 * 1024)
@@ -823,6 +957,50 @@ static void opts(tachy_options *o) {
     o->h2_max_streams = 8;
 }
 
+/* A second server with options o and the test contexts: its port in *p. */
+static tachy_server *server_with(const tachy_options *o, int *p) {
+    tachy_server *s = ts_server(o);
+    contexts(s);
+    *p = ts_start(s);
+    return s;
+}
+
+/* A second server with the tests' options but idleInterval idle_ms and maxRspTime rsp_ms
+ * (0: the default): its port in *p. */
+static tachy_server *second_server(long idle_ms, long rsp_ms, int *p) {
+    tachy_options o;
+    opts(&o);
+    if (idle_ms)
+        o.idle_interval_ms = idle_ms;
+    if (rsp_ms)
+        o.max_rsp_time_ms = rsp_ms;
+    return server_with(&o, p);
+}
+
+/* Closes c; then a GET on a new connection must be answered 200 (the server serves on
+ * after what c did). */
+static void close_then_serve(hc *c) {
+    hc_close(c);
+    assert_int_equal(fresh_get(port), 200);
+}
+
+/* A connection whose window is 0 (given back by the test only) with GET /big on stream 1,
+ * big_failed from 0: the handler's write waits on the window. */
+static hc *big_on_zero_window(int p) {
+    hc *c = hc_open_window(p, 0);
+    atomic_store(&big_failed, 0);
+    req(c, 1, "GET", "/big", 1);
+    return c;
+}
+
+/* Waits (up to timeout_ms) for the one /big handler whose write fails. */
+static void wait_big_failed(int timeout_ms) {
+    long t0 = ts_now_ms();
+    while (atomic_load(&big_failed) == 0 && ts_now_ms() - t0 < timeout_ms)
+        ts_sleep_ms(10);
+    assert_int_equal(atomic_load(&big_failed), 1);
+}
+
 static int setup(void **state) {
     (void)state;
     if (tachy__h2_available() < 0) {
@@ -844,87 +1022,66 @@ static int teardown(void **state) {
     return 0;
 }
 
-#define NEED_H2()                                                                               \
-    do {                                                                                        \
+/* Defines the test `name` (a cmocka test, its body follows the macro): skipped when
+ * libnghttp2 cannot be loaded (setup left srv NULL), else the body runs. */
+#define H2_TEST(name)                                                                           \
+    static void name##_body(void);                                                              \
+    static void name(void **state) {                                                            \
+        (void)state;                                                                            \
         if (!srv)                                                                               \
             skip();                                                                             \
-    } while (0)
+        name##_body();                                                                          \
+    }                                                                                           \
+    static void name##_body(void)
 
 /* ---- tests ------------------------------------------------------------------------------- */
 
-static void get_prior_knowledge(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(get_prior_knowledge) {
     hc *c = hc_open(port);
-    req(c, 1, "GET", "/hello", 1);
-    assert_true(wait_stream(c, 1, 5000));
-    st *s = S(c, 1);
-    assert_int_equal(s->status, 200);
+    st *s = get(c, 1, "/hello", 200);
+    expect_hello(s);
     assert_true(s->end);
     assert_int_equal(s->rst, -1);
-    assert_int_equal(s->len, 14);
-    assert_memory_equal(s->body, "hello HTTP/2.0", 14);
     /* a second request on the same connection */
-    req(c, 3, "GET", "/hello", 1);
-    assert_true(wait_stream(c, 3, 5000));
-    assert_int_equal(S(c, 3)->status, 200);
-    assert_int_equal(S(c, 3)->len, 14);
+    expect_hello(get(c, 3, "/hello", 200));
     /* HEAD: the head, no DATA */
-    req(c, 5, "HEAD", "/hello", 1);
-    assert_true(wait_stream(c, 5, 5000));
-    assert_int_equal(S(c, 5)->status, 200);
-    assert_int_equal(S(c, 5)->data_frames, 0);
+    assert_int_equal(ask(c, 5, "HEAD", "/hello", 200)->data_frames, 0);
     /* 204 and 304: no DATA */
-    req(c, 7, "GET", "/204", 1);
-    req(c, 9, "GET", "/304", 1);
-    assert_true(wait_stream(c, 7, 5000));
-    assert_true(wait_stream(c, 9, 5000));
+    get_both(c, 7, "/204", 9, "/304");
     assert_int_equal(S(c, 7)->status, 204);
     assert_int_equal(S(c, 9)->status, 304);
     assert_int_equal(S(c, 7)->len, 0);
     assert_int_equal(S(c, 9)->len, 0);
     /* streamed in several writes */
-    req(c, 11, "GET", "/streamed", 1);
-    assert_true(wait_stream(c, 11, 5000));
-    assert_int_equal(S(c, 11)->status, 200);
-    assert_int_equal(S(c, 11)->len, 13);
-    assert_memory_equal(S(c, 11)->body, "one,two,three", 13);
-    assert_true(S(c, 11)->data_frames >= 2); /* flushed part by part */
+    s = get(c, 11, "/streamed", 200);
+    assert_int_equal(s->len, 13);
+    assert_memory_equal(s->body, "one,two,three", 13);
+    assert_true(s->data_frames >= 2); /* flushed part by part */
     /* no context: 404 */
-    req(c, 13, "GET", "/nothing-here", 1);
-    assert_true(wait_stream(c, 13, 5000));
-    assert_int_equal(S(c, 13)->status, 404);
+    get(c, 13, "/nothing-here", 404);
     assert_int_equal(c->goaway, -1);
     hc_close(c);
 }
 
-static void post_echo_1mib(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(post_echo_1mib) {
     hc *c = hc_open(port);
-    uint8_t *body = malloc(BIG);
-    for (size_t i = 0; i < BIG; i++)
-        body[i] = pattern(i);
+    uint8_t *body = pattern_new(BIG);
     req(c, 1, "POST", "/echo", 0);
     send_body(c, 1, body, BIG, 1);
     assert_true(wait_stream(c, 1, 10000));
     st *s = S(c, 1);
     assert_int_equal(s->status, 200);
     assert_int_equal(s->rst, -1);
-    assert_int_equal(s->len, BIG);
-    assert_memory_equal(s->body, body, BIG);
+    expect_pattern(s, BIG);
     free(body);
     hc_close(c);
 }
 
 /* A handler that never reads its body holds back only its own stream. */
-static void unread_body_does_not_stall(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(unread_body_does_not_stall) {
     hc *c = hc_open(port);
     uint8_t *body = calloc(1, 256 * 1024);
-    hb b = {0};
-    hb_req(&b, "POST", "/sleep"); /* answers after 300 ms, never reads */
+    hb b = hb_request("POST", "/sleep"); /* answers after 300 ms, never reads */
     send_block(c, 1, &b, 0);
     free(b.p);
     send_body(c, 1, body, (size_t)S(c, 1)->swin, 0); /* its whole window */
@@ -940,9 +1097,7 @@ static void unread_body_does_not_stall(void **state) {
     hc_close(c);
 }
 
-static void slow_stream_does_not_block(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(slow_stream_does_not_block) {
     hc *c = hc_open(port);
     hc *d = hc_open(port);
     long t0 = ts_now_ms();
@@ -962,12 +1117,8 @@ static void slow_stream_does_not_block(void **state) {
 }
 
 /* Client window small: the 1 MiB body is paced, then arrives whole as the window opens. */
-static void flow_control_paces_writer(void **state) {
-    (void)state;
-    NEED_H2();
-    uint32_t set[] = {4, 1000}; /* SETTINGS_INITIAL_WINDOW_SIZE */
-    hc *c = hc_open_ex(port, set, 1);
-    c->auto_wu = 0;
+H2_TEST(flow_control_paces_writer) {
+    hc *c = hc_open_window(port, 1000);
     req(c, 1, "GET", "/big", 1);
     /* at most the 1000-byte window comes */
     long t0 = ts_now_ms();
@@ -987,70 +1138,41 @@ static void flow_control_paces_writer(void **state) {
     /* now stream 1 is opened: the rest comes */
     window_update(c, 1, BIG);
     assert_true(wait_stream(c, 1, 10000));
-    st *s = S(c, 1);
-    assert_int_equal(s->len, BIG);
-    for (size_t i = 0; i < BIG; i++)
-        if (s->body[i] != pattern(i))
-            fail_msg("byte %zu", i);
+    expect_pattern(S(c, 1), BIG);
     hc_close(c);
 }
 
 /* A stream reset by the client while its handler waits for the window: the handler's write
  * fails (it ends), the connection serves on, nothing is left behind. */
-static void client_reset_mid_response(void **state) {
-    (void)state;
-    NEED_H2();
-    uint32_t set[] = {4, 1000};
-    hc *c = hc_open_ex(port, set, 1);
-    c->auto_wu = 0;
+H2_TEST(client_reset_mid_response) {
+    hc *c = hc_open_window(port, 1000);
     req(c, 1, "GET", "/big", 1);
-    long t0 = ts_now_ms();
-    while (S(c, 1)->len < 1000 && ts_now_ms() - t0 < 5000)
-        assert_true(pump(c, 1000) >= 0);
+    PUMP_WHILE(c, S(c, 1)->len < 1000);
     rst(c, 1, E_CANCEL);
     c->auto_wu = 1;
     window_update(c, 0, 4 * BIG);
-    req(c, 3, "GET", "/hello", 1);
-    assert_true(wait_stream(c, 3, 5000));
-    assert_int_equal(S(c, 3)->status, 200);
+    get(c, 3, "/hello", 200);
     hc_close(c);
-    t0 = ts_now_ms();
-    while (tachy_server_connection_count(srv) > 0 && ts_now_ms() - t0 < 5000)
-        ts_sleep_ms(10);
-    assert_int_equal(tachy_server_connection_count(srv), 0);
+    wait_no_connections();
 }
 
 /* A stream whose window the client keeps at 0 for ever: with maxRspTime set, the writer
  * gives up after it (as an HTTP/1.1 write does, SO_SNDTIMEO) - the stream is reset, its
  * handler returns, the connection serves on. */
-static void zero_window_forever(void **state) {
-    (void)state;
-    NEED_H2();
-    tachy_options o;
-    opts(&o);
-    o.max_rsp_time_ms = 300;
-    tachy_server *s2 = ts_server(&o);
-    contexts(s2);
-    int p2 = ts_start(s2);
-    uint32_t set[] = {4, 0};
-    hc *c = hc_open_ex(p2, set, 1);
-    c->auto_wu = 0;
-    atomic_store(&big_failed, 0);
-    req(c, 1, "GET", "/big", 1);
+H2_TEST(zero_window_forever) {
+    int p2;
+    tachy_server *s2 = second_server(0, 300, &p2);
+    hc *c = big_on_zero_window(p2);
     long t0 = ts_now_ms();
     assert_true(wait_stream(c, 1, 5000));
     assert_true(S(c, 1)->rst >= 0);
     assert_int_equal(S(c, 1)->len, 0);
     assert_true(ts_now_ms() - t0 >= 250);
-    t0 = ts_now_ms();
-    while (atomic_load(&big_failed) == 0 && ts_now_ms() - t0 < 2000)
-        ts_sleep_ms(10);
-    assert_int_equal(atomic_load(&big_failed), 1);
+    wait_big_failed(2000);
     req(c, 3, "GET", "/hello", 1);
     window_update(c, 3, 100);
     assert_true(wait_stream(c, 3, 5000));
-    assert_int_equal(S(c, 3)->status, 200);
-    assert_int_equal(S(c, 3)->len, 14);
+    expect_hello(S(c, 3));
     hc_close(c);
     ts_stop(s2);
 }
@@ -1058,22 +1180,14 @@ static void zero_window_forever(void **state) {
 /* The client leaves while handlers wait on its streams (a write on a zero window, a read
  * of a body that never ends, a deferred exchange closed later): each wakes with an error or
  * finishes into nothing, and the connection is freed. */
-static void peer_gone_while_handlers_wait(void **state) {
-    (void)state;
-    NEED_H2();
-    uint32_t set[] = {4, 0};
-    hc *c = hc_open_ex(port, set, 1);
-    c->auto_wu = 0;
-    atomic_store(&big_failed, 0);
-    req(c, 1, "GET", "/big", 1);
+H2_TEST(peer_gone_while_handlers_wait) {
+    hc *c = big_on_zero_window(port);
     req(c, 3, "POST", "/echo", 0);
     frame(c, F_DATA, 0, 3, "abc", 3);
     req(c, 5, "GET", "/defer", 1);
-    long t0 = ts_now_ms();
-    while (S(c, 1)->status == 0 && ts_now_ms() - t0 < 5000) /* /big's head: it is writing */
-        assert_true(pump(c, 1000) >= 0);
+    PUMP_WHILE(c, S(c, 1)->status == 0); /* /big's head: it is writing */
     hc_close(c);
-    t0 = ts_now_ms();
+    long t0 = ts_now_ms();
     while ((tachy_server_connection_count(srv) > 0 || atomic_load(&big_failed) == 0) &&
            ts_now_ms() - t0 < 5000)
         ts_sleep_ms(10);
@@ -1085,49 +1199,30 @@ static void peer_gone_while_handlers_wait(void **state) {
 
 /* stop(0) with streams in flight (one writing on a zero window, one sleeping): it returns
  * at once, the writer's handler fails. */
-static void stop_with_streams_in_flight(void **state) {
-    (void)state;
-    NEED_H2();
-    tachy_options o;
-    opts(&o);
-    tachy_server *s2 = ts_server(&o);
-    contexts(s2);
-    int p2 = ts_start(s2);
-    uint32_t set[] = {4, 0};
-    hc *c = hc_open_ex(p2, set, 1);
-    c->auto_wu = 0;
-    atomic_store(&big_failed, 0);
-    req(c, 1, "GET", "/big", 1);
+H2_TEST(stop_with_streams_in_flight) {
+    int p2;
+    tachy_server *s2 = second_server(0, 0, &p2);
+    hc *c = big_on_zero_window(p2);
     req(c, 3, "GET", "/sleep", 1);
+    PUMP_WHILE(c, S(c, 1)->status == 0);
     long t0 = ts_now_ms();
-    while (S(c, 1)->status == 0 && ts_now_ms() - t0 < 5000)
-        assert_true(pump(c, 1000) >= 0);
-    t0 = ts_now_ms();
     assert_int_equal(tachy_server_stop(s2, 0), 0);
     assert_true(ts_now_ms() - t0 < 2000);
     assert_true(wait_eof(c, 2000));
-    t0 = ts_now_ms();
-    while (atomic_load(&big_failed) == 0 && ts_now_ms() - t0 < 2000)
-        ts_sleep_ms(10);
-    assert_int_equal(atomic_load(&big_failed), 1);
+    wait_big_failed(2000);
     hc_close(c);
     ts_sleep_ms(350); /* /sleep's handler returns into a stopped server */
     tachy_server_destroy(s2);
 }
 
 /* Expect: 100-continue gets an interim 100 HEADERS; request trailers end the body. */
-static void expect_continue_and_trailers(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(expect_continue_and_trailers) {
     hc *c = hc_open(port);
-    hb b = {0};
-    hb_req(&b, "POST", "/echo");
+    hb b = hb_request("POST", "/echo");
     hb_field(&b, "expect", "100-continue", 12);
     send_block(c, 1, &b, 0);
     free(b.p);
-    long t0 = ts_now_ms();
-    while (S(c, 1)->interim == 0 && ts_now_ms() - t0 < 5000)
-        assert_true(pump(c, 1000) >= 0);
+    PUMP_WHILE(c, S(c, 1)->interim == 0);
     assert_int_equal(S(c, 1)->interim, 1);
     frame(c, F_DATA, 0, 1, "abc", 3);
     hb t = {0};
@@ -1143,14 +1238,10 @@ static void expect_continue_and_trailers(void **state) {
 
 /* 4 connections x 8 streams of 64 KiB echoes at once (threads meet in every stream and
  * connection lock: the TSan run's workload). */
-static void concurrent_echoes(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(concurrent_echoes) {
     enum { NC = 4, NS = 8, LEN = 65536 };
     hc *c[NC];
-    uint8_t *body = malloc(LEN);
-    for (size_t i = 0; i < LEN; i++)
-        body[i] = pattern(i);
+    uint8_t *body = pattern_new(LEN);
     for (int k = 0; k < NC; k++) {
         c[k] = hc_open(port);
         for (int j = 0; j < NS; j++)
@@ -1169,8 +1260,7 @@ static void concurrent_echoes(void **state) {
             assert_true(wait_stream(c[k], 1 + 2 * j, 10000));
             st *s = S(c[k], 1 + 2 * j);
             assert_int_equal(s->status, 200);
-            assert_int_equal(s->len, LEN);
-            assert_memory_equal(s->body, body, LEN);
+            expect_pattern(s, LEN);
         }
         hc_close(c[k]);
     }
@@ -1183,10 +1273,7 @@ static void concurrent_echoes(void **state) {
 static void *close_after_response_main(void *arg) {
     int n = (int)(intptr_t)arg;
     for (int i = 0; i < n; i++) {
-        hc *c = hc_new(ts_connect(port), NULL);
-        static const uint8_t settings[9] = {0, 0, 0, F_SETTINGS, 0, 0, 0, 0, 0};
-        raw_send(c, preface, 24);
-        raw_send(c, settings, 9);
+        hc *c = hc_open_bare(port);
         int deferred = i & 1; /* (its response leaves from the closer's thread) */
         req(c, 1, "GET", deferred ? "/defer" : "/hello", 1);
         wait_stream(c, 1, 5000);
@@ -1198,43 +1285,21 @@ static void *close_after_response_main(void *arg) {
     return NULL;
 }
 
-static void close_after_response(void **state) {
-    (void)state;
-    NEED_H2();
-    enum { T = 4 };
-    pthread_t t[T];
+H2_TEST(close_after_response) {
     int n = ts_under_valgrind() ? 20 : 250;
-    for (int i = 0; i < T; i++)
-        pthread_create(&t[i], NULL, close_after_response_main, (void *)(intptr_t)n);
-    int failed = 0;
-    for (int i = 0; i < T; i++) {
-        void *r;
-        pthread_join(t[i], &r);
-        failed += r != NULL;
-    }
-    assert_int_equal(failed, 0);
-    long t0 = ts_now_ms();
-    while (tachy_server_connection_count(srv) > 0 && ts_now_ms() - t0 < 5000)
-        ts_sleep_ms(10);
-    assert_int_equal(tachy_server_connection_count(srv), 0);
+    assert_int_equal(run_threads(close_after_response_main, n), 0);
+    wait_no_connections();
 }
 
 /* An idle HTTP/2 connection is closed after idleInterval with GOAWAY (NO_ERROR). */
-static void idle_timeout_goaway(void **state) {
-    (void)state;
-    NEED_H2();
-    tachy_options o;
-    opts(&o);
-    o.idle_interval_ms = 300;
-    tachy_server *s2 = ts_server(&o);
-    contexts(s2);
-    int p2 = ts_start(s2);
+H2_TEST(idle_timeout_goaway) {
+    int p2;
+    tachy_server *s2 = second_server(300, 0, &p2);
     /* a fast handler, and a slow one (it ends long after the connection parked) */
     for (int slow = 0; slow < 2; slow++) {
         hc *c = hc_open(p2);
         ts_sleep_ms(50); /* (our SETTINGS ack is in) */
-        req(c, 1, "GET", slow ? "/sleep" : "/hello", 1);
-        assert_true(wait_stream(c, 1, 5000));
+        get(c, 1, slow ? "/sleep" : "/hello", 200);
         long t0 = ts_now_ms();
         assert_true(wait_eof(c, 5000));
         long took = ts_now_ms() - t0;
@@ -1245,20 +1310,11 @@ static void idle_timeout_goaway(void **state) {
     ts_stop(s2);
 }
 
-/* tachy_options.http2 opens each way alone: without TACHY_HTTP2_PRIOR the preface is not
- * HTTP/2 (no SETTINGS comes back), without TACHY_HTTP2_UPGRADE "Upgrade: h2c" is served as
- * HTTP/1.1, with 0 neither. */
 /* A stream whose handler is done but whose request never ends (no END_STREAM) does not
  * keep the connection from its idle timeout. */
-static void idle_timeout_with_unfinished_request(void **state) {
-    (void)state;
-    NEED_H2();
-    tachy_options o;
-    opts(&o);
-    o.idle_interval_ms = 300;
-    tachy_server *s2 = ts_server(&o);
-    contexts(s2);
-    int p2 = ts_start(s2);
+H2_TEST(idle_timeout_with_unfinished_request) {
+    int p2;
+    tachy_server *s2 = second_server(300, 0, &p2);
     hc *c = hc_open(p2);
     req(c, 1, "POST", "/hello", 0);
     frame(c, F_DATA, 0, 1, "abc", 3);
@@ -1272,16 +1328,16 @@ static void idle_timeout_with_unfinished_request(void **state) {
     ts_stop(s2);
 }
 
-static void http2_option_bits(void **state) {
-    (void)state;
-    NEED_H2();
+/* tachy_options.http2 opens each way alone: without TACHY_HTTP2_PRIOR the preface is not
+ * HTTP/2 (no SETTINGS comes back), without TACHY_HTTP2_UPGRADE "Upgrade: h2c" is served as
+ * HTTP/1.1, with 0 neither. */
+H2_TEST(http2_option_bits) {
     for (int bits = 0; bits <= TACHY_HTTP2_ALL; bits += TACHY_HTTP2_PRIOR) {
         tachy_options o;
         opts(&o);
         o.http2 = bits & ~TACHY_HTTP2_TLS;
-        tachy_server *s2 = ts_server(&o);
-        contexts(s2);
-        int p2 = ts_start(s2);
+        int p2;
+        tachy_server *s2 = server_with(&o, &p2);
         /* the preface */
         hc *c = hc_new(ts_connect(p2), NULL);
         assert_int_equal(raw_send(c, preface, 24), 0);
@@ -1311,10 +1367,7 @@ static void *abrupt_close_main(void *arg) {
     int n = (int)(intptr_t)arg;
     static uint8_t body[32768];
     for (int i = 0; i < n; i++) {
-        hc *c = hc_new(ts_connect(port), NULL);
-        static const uint8_t settings[9] = {0, 0, 0, F_SETTINGS, 0, 0, 0, 0, 0};
-        raw_send(c, preface, 24);
-        raw_send(c, settings, 9);
+        hc *c = hc_open_bare(port);
         req(c, 1, "POST", "/echo", 0);
         req(c, 3, "GET", "/big", 1);
         req(c, 5, "GET", "/streamed", 1);
@@ -1328,68 +1381,35 @@ static void *abrupt_close_main(void *arg) {
     return NULL;
 }
 
-static void abrupt_close_mid_transfer(void **state) {
-    (void)state;
-    NEED_H2();
-    enum { T = 4 };
-    pthread_t t[T];
+H2_TEST(abrupt_close_mid_transfer) {
     int n = ts_under_valgrind() ? 10 : 100;
-    for (int i = 0; i < T; i++)
-        pthread_create(&t[i], NULL, abrupt_close_main, (void *)(intptr_t)n);
-    for (int i = 0; i < T; i++)
-        pthread_join(t[i], NULL);
+    run_threads(abrupt_close_main, n); /* (it checks nothing itself: the server must survive) */
     wait_no_connections();
     assert_int_equal(fresh_get(port), 200);
 }
 
-static void upgrade_h2c(void **state) {
-    (void)state;
-    NEED_H2();
-    int fd = ts_connect(port);
+H2_TEST(upgrade_h2c) {
     /* HTTP2-Settings: SETTINGS_HEADER_TABLE_SIZE = 0 (base64url of 00 01 00 00 00 00) */
-    ts_send(fd, "GET /hello HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\n"
-                "Upgrade: h2c\r\nHTTP2-Settings: AAEAAAAA\r\n\r\n",
-            -1);
-    char head[512];
-    assert_int_equal(ts_read_head(fd, head, sizeof head), 101);
-    hc *c = hc_new(fd, NULL);
+    hc *c = hc_upgrade(port, "/hello", "AAEAAAAA");
     hc_hello(c, NULL, 0);
     assert_true(wait_stream(c, 1, 5000));
-    assert_int_equal(S(c, 1)->status, 200);
-    assert_int_equal(S(c, 1)->len, 14);
-    assert_memory_equal(S(c, 1)->body, "hello HTTP/2.0", 14);
-    req(c, 3, "GET", "/hello", 1);
-    assert_true(wait_stream(c, 3, 5000));
-    assert_int_equal(S(c, 3)->status, 200);
+    expect_hello(S(c, 1));
+    get(c, 3, "/hello", 200);
     hc_close(c);
 }
 
-/* More streams than SETTINGS_MAX_CONCURRENT_STREAMS (8 here): the extra are refused. */
 /* The upgraded request is stream 1 like any other: a client reset of it mid-response
  * reaches its handler (its write fails) while the connection stays open. */
-static void upgrade_stream_reset(void **state) {
-    (void)state;
-    NEED_H2();
-    int fd = ts_connect(port);
+H2_TEST(upgrade_stream_reset) {
     /* HTTP2-Settings: HEADER_TABLE_SIZE 0, INITIAL_WINDOW_SIZE 1000 */
-    ts_send(fd, "GET /big HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\n"
-                "Upgrade: h2c\r\nHTTP2-Settings: AAEAAAAAAAQAAAPo\r\n\r\n",
-            -1);
-    char head[512];
-    assert_int_equal(ts_read_head(fd, head, sizeof head), 101);
-    hc *c = hc_new(fd, NULL);
+    hc *c = hc_upgrade(port, "/big", "AAEAAAAAAAQAAAPo");
     c->auto_wu = 0;
     atomic_store(&big_failed, 0);
     uint32_t set[] = {4, 1000};
     hc_hello(c, set, 1);
-    long t0 = ts_now_ms();
-    while (S(c, 1)->len < 1000 && ts_now_ms() - t0 < 5000)
-        assert_true(pump(c, 1000) >= 0);
+    PUMP_WHILE(c, S(c, 1)->len < 1000);
     rst(c, 1, E_CANCEL);
-    t0 = ts_now_ms();
-    while (atomic_load(&big_failed) == 0 && ts_now_ms() - t0 < 3000)
-        ts_sleep_ms(10);
-    assert_int_equal(atomic_load(&big_failed), 1);
+    wait_big_failed(3000);
     req(c, 3, "GET", "/hello", 1);
     window_update(c, 3, 100);
     assert_true(wait_stream(c, 3, 5000));
@@ -1397,9 +1417,8 @@ static void upgrade_stream_reset(void **state) {
     hc_close(c);
 }
 
-static void max_concurrent_streams(void **state) {
-    (void)state;
-    NEED_H2();
+/* More streams than SETTINGS_MAX_CONCURRENT_STREAMS (8 here): the extra are refused. */
+H2_TEST(max_concurrent_streams) {
     hc *c = hc_open(port);
     assert_int_equal(c->max_streams, 8);
     for (int i = 0; i < 10; i++)
@@ -1419,24 +1438,17 @@ static void max_concurrent_streams(void **state) {
         assert_int_equal(c->goaway, E_PROTOCOL);
     else
         assert_true(ok == 8 && refused == 2);
-    hc_close(c);
-    assert_int_equal(fresh_get(port), 200);
+    close_then_serve(c);
 }
 
 /* A new stream's id must be above every id the client used (RFC 9113 5.1.1): HEADERS on
  * 1 after 3 (1 was skipped, never opened) is a connection error. */
-static void lower_stream_id(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(lower_stream_id) {
     for (int first = 3; first <= 7; first += 4) {
-        wait_calls_settle();
-        atomic_store(&calls, 0);
-        hc *c = hc_open(port);
-        req(c, first, "GET", "/count", 1);
-        assert_true(wait_stream(c, first, 5000));
+        hc *c = hc_open_counting();
+        get(c, first, "/count", 200);
         req(c, first - 2, "GET", "/count", 1);
-        assert_true(wait_goaway(c, 5000));
-        assert_int_equal(c->goaway, E_PROTOCOL);
+        expect_goaway(c, E_PROTOCOL);
         assert_int_equal(atomic_load(&calls), 1);
         hc_close(c);
     }
@@ -1448,42 +1460,29 @@ static void lower_stream_id(void **state) {
         while (S(c, 3)->len < 100000)
             assert_true(pump(c, 5000) >= 0);
         req(c, 1, "GET", "/count", 1);
-        assert_true(wait_goaway(c, 5000));
-        assert_int_equal(c->goaway, E_PROTOCOL);
+        expect_goaway(c, E_PROTOCOL);
         hc_close(c);
     }
 }
 
-static void continuation_flood(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(continuation_flood) {
     hc *c = hc_open(port);
-    hb b = {0};
-    hb_req(&b, "GET", "/count");
+    hb b = hb_request("GET", "/count");
     frame(c, F_HEADERS, 0, 1, b.p, b.len);
-    uint8_t field[64];
+    free(b.p);
     hb one = {0};
     hb_field(&one, "x-a", "b", 1);
-    memcpy(field, one.p, one.len);
     for (int i = 0; i < 1000; i++) /* (the server may close mid-way: sending stops then) */
-        if (frame_try(c, F_CONT, 0, 1, field, one.len) < 0)
+        if (frame_try(c, F_CONT, 0, 1, one.p, one.len) < 0)
             break;
-    assert_true(wait_goaway(c, 5000));
-    assert_int_equal(c->goaway, E_CALM);
-    free(b.p);
     free(one.p);
-    hc_close(c);
-    assert_int_equal(fresh_get(port), 200);
+    expect_goaway(c, E_CALM);
+    close_then_serve(c);
 }
 
-static void rapid_reset(void **state) {
-    (void)state;
-    NEED_H2();
-    wait_calls_settle();
-    atomic_store(&calls, 0);
-    hc *c = hc_open(port);
-    hb b = {0};
-    hb_req(&b, "GET", "/count");
+H2_TEST(rapid_reset) {
+    hc *c = hc_open_counting();
+    hb b = hb_request("GET", "/count");
     /* one buffer of 500 HEADERS + RST_STREAM pairs, sent at once */
     hb all = {0};
     for (int i = 0; i < 500; i++) {
@@ -1499,56 +1498,42 @@ static void rapid_reset(void **state) {
         put32(r + 9, E_CANCEL);
         hb_raw(&all, r, 13);
     }
+    free(b.p);
     raw_send(c, all.p, all.len);
-    assert_true(wait_goaway(c, 5000));
-    assert_int_equal(c->goaway, E_CALM);
+    free(all.p);
+    expect_goaway(c, E_CALM);
     wait_eof(c, 3000);
     ts_sleep_ms(100);
     wait_calls_settle();
     int n = atomic_load(&calls);
     assert_true(n < 100); /* far fewer handler calls than streams */
-    free(b.p);
-    free(all.p);
-    hc_close(c);
-    assert_int_equal(fresh_get(port), 200);
+    close_then_serve(c);
 }
 
-static void header_list_too_big(void **state) {
-    (void)state;
-    NEED_H2();
-    wait_calls_settle();
-    atomic_store(&calls, 0);
-    hc *c = hc_open(port);
-    hb b = {0};
-    hb_req(&b, "GET", "/count");
+H2_TEST(header_list_too_big) {
+    hc *c = hc_open_counting();
+    hb b = hb_request("GET", "/count");
     char *v = malloc(10000);
     memset(v, 'v', 10000);
     hb_field(&b, "x-big1", v, 10000);
     hb_field(&b, "x-big2", v, 10000); /* 20 KB > 16384: in HEADERS + CONTINUATION */
+    free(v);
     send_block(c, 1, &b, 1);
+    free(b.p);
     assert_true(wait_stream(c, 1, 5000));
     assert_int_equal(S(c, 1)->status, 431);
     assert_int_equal(atomic_load(&calls), 0);
     /* the connection serves on */
-    req(c, 3, "GET", "/count", 1);
-    assert_true(wait_stream(c, 3, 5000));
-    assert_int_equal(S(c, 3)->status, 200);
-    free(v);
-    free(b.p);
+    get(c, 3, "/count", 200);
     hc_close(c);
 }
 
 /* An HPACK bomb: one 4000-byte field put into the dynamic table, then referenced 2000
  * times by one byte each (8 MB of header list from a 6 KB block): 431, nothing kept, the
  * connection serves on. */
-static void hpack_bomb(void **state) {
-    (void)state;
-    NEED_H2();
-    wait_calls_settle();
-    atomic_store(&calls, 0);
-    hc *c = hc_open(port);
-    hb b = {0};
-    hb_req(&b, "GET", "/count");
+H2_TEST(hpack_bomb) {
+    hc *c = hc_open_counting();
+    hb b = hb_request("GET", "/count");
     uint8_t t[16];
     char *v = malloc(4000);
     memset(v, 'a', 4000);
@@ -1557,51 +1542,33 @@ static void hpack_bomb(void **state) {
     hb_raw(&b, "x-bomb", 6);
     hb_raw(&b, t, hp_int(t, 0, 7, 4000));
     hb_raw(&b, v, 4000);
+    free(v);
     for (int i = 0; i < 2000; i++)
         hb_raw(&b, "\xbe", 1); /* indexed: dynamic entry 62 */
     long t0 = ts_now_ms();
     send_block(c, 1, &b, 1);
+    free(b.p);
     assert_true(wait_stream(c, 1, 5000));
     if (getenv("TEST_H2_DEBUG"))
         fprintf(stderr, "bomb: status %d rst %d goaway %d\n", S(c, 1)->status, S(c, 1)->rst, c->goaway);
     assert_true(S(c, 1)->status == 431 || S(c, 1)->rst >= 0 || c->goaway >= 0);
     assert_int_equal(atomic_load(&calls), 0);
     assert_true(ts_now_ms() - t0 < 2000 || ts_under_valgrind());
-    if (c->goaway < 0) {
-        req(c, 3, "GET", "/count", 1);
-        assert_true(wait_stream(c, 3, 5000));
-        assert_int_equal(S(c, 3)->status, 200);
-    }
-    free(v);
-    free(b.p);
-    hc_close(c);
-    assert_int_equal(fresh_get(port), 200);
+    if (c->goaway < 0)
+        get(c, 3, "/count", 200);
+    close_then_serve(c);
 }
 
-static void ping_flood(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(ping_flood) {
     hc *c = hc_open(port);
     /* pings sent without reading the acks: nghttp2 ends the session once too many acks are
-     * queued (1000 by default) */
-    hb all = {0};
-    for (int i = 0; i < 20000; i++) {
-        uint8_t f[17] = {0, 0, 8, F_PING, 0};
-        hb_raw(&all, f, 17);
-    }
-    for (size_t off = 0; off < all.len; off += 17 * 1000) /* (stops once the server closes) */
-        if (raw_send(c, all.p + off, 17 * 1000) < 0)
-            break;
-    /* don't read until it is all sent (or refused): then the connection must end */
-    assert_true(wait_eof(c, 10000));
-    free(all.p);
-    hc_close(c);
-    assert_int_equal(fresh_get(port), 200);
+     * queued (1000 by default); the connection must end */
+    static const uint8_t ping[17] = {0, 0, 8, F_PING, 0};
+    flood(c, ping, sizeof ping, 20000);
+    close_then_serve(c);
 }
 
-static void settings_flood(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(settings_flood) {
     hc *c = hc_open(port);
     /* one SETTINGS with 100 entries: more than the 32 allowed (max_settings) */
     uint8_t p[600];
@@ -1614,27 +1581,15 @@ static void settings_flood(void **state) {
     /* 20000 SETTINGS frames (each wants an ACK) sent without reading: the connection ends
      * (nghttp2 counts the ACKs it cannot send, CVE-2019-9515) */
     c = hc_open(port);
-    hb all = {0};
-    for (int i = 0; i < 20000; i++) {
-        uint8_t f[15] = {0, 0, 6, F_SETTINGS, 0, 0, 0, 0, 0, 0, 4, 0, 1, 0, 0};
-        hb_raw(&all, f, 15);
-    }
-    for (size_t off = 0; off < all.len; off += 15 * 1000)
-        if (raw_send(c, all.p + off, 15 * 1000) < 0)
-            break;
-    assert_true(wait_eof(c, 10000));
-    free(all.p);
-    hc_close(c);
-    assert_int_equal(fresh_get(port), 200);
+    static const uint8_t settings[15] = {0, 0, 6, F_SETTINGS, 0, 0, 0, 0, 0, 0, 4, 0, 1, 0, 0};
+    flood(c, settings, sizeof settings, 20000);
+    close_then_serve(c);
 }
 
-static void window_overflow(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(window_overflow) {
     hc *c = hc_open(port);
     window_update(c, 0, 0x7fffffff);
-    assert_true(wait_goaway(c, 5000));
-    assert_int_equal(c->goaway, E_FLOW);
+    expect_goaway(c, E_FLOW);
     hc_close(c);
     /* on a stream: RST_STREAM FLOW_CONTROL_ERROR */
     c = hc_open(port);
@@ -1642,14 +1597,11 @@ static void window_overflow(void **state) {
     window_update(c, 1, 0x7fffffff);
     assert_true(wait_stream(c, 1, 5000));
     assert_int_equal(S(c, 1)->rst, E_FLOW);
-    hc_close(c);
-    assert_int_equal(fresh_get(port), 200);
+    close_then_serve(c);
 }
 
 /* Fields a proxy would turn into HTTP/1.1 smuggling: the stream is reset, no handler runs. */
-static void smuggling(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(smuggling) {
     struct {
         const char *name, *value;
         size_t vl;
@@ -1663,9 +1615,7 @@ static void smuggling(void **state) {
         {"X-Upper", "a", 1, 0},
         {"x-a", "a", 1, 1},
     };
-    wait_calls_settle();
-    atomic_store(&calls, 0);
-    hc *c = hc_open(port);
+    hc *c = hc_open_counting();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int32_t sid = (int32_t)(1 + 2 * i);
         hb b = {0};
@@ -1683,20 +1633,13 @@ static void smuggling(void **state) {
         assert_int_equal(c->goaway, -1);
     }
     assert_int_equal(atomic_load(&calls), 0);
-    req(c, 99, "GET", "/count", 1);
-    assert_true(wait_stream(c, 99, 5000));
-    assert_int_equal(S(c, 99)->status, 200);
+    get(c, 99, "/count", 200);
     hc_close(c);
 }
 
-static void deferred_exchange(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(deferred_exchange) {
     hc *c = hc_open(port);
-    req(c, 1, "GET", "/defer", 1);
-    req(c, 3, "GET", "/hello", 1);
-    assert_true(wait_stream(c, 1, 5000));
-    assert_true(wait_stream(c, 3, 5000));
+    get_both(c, 1, "/defer", 3, "/hello");
     assert_int_equal(S(c, 1)->status, 200);
     assert_int_equal(S(c, 1)->len, 8);
     assert_memory_equal(S(c, 1)->body, "deferred", 8);
@@ -1704,12 +1647,8 @@ static void deferred_exchange(void **state) {
     hc_close(c);
 }
 
-static void held_deferred_closer_never_blocks(void **state) {
-    (void)state;
-    NEED_H2();
-    uint32_t set[] = {4, 0}; /* the client's window: 0 */
-    hc *c = hc_open_ex(port, set, 1);
-    c->auto_wu = 0;
+H2_TEST(held_deferred_closer_never_blocks) {
+    hc *c = hc_open_window(port, 0);
     atomic_store(&held_close_ms, -2);
     req(c, 1, "GET", "/helddefer", 1);
     long t0 = ts_now_ms();
@@ -1721,21 +1660,15 @@ static void held_deferred_closer_never_blocks(void **state) {
     window_update(c, 0, 1 << 20);
     window_update(c, 1, 1 << 20);
     assert_true(wait_stream(c, 1, 5000));
-    st *s = S(c, 1);
-    assert_int_equal(s->status, 200);
-    assert_int_equal(s->len, 100000);
-    for (size_t i = 0; i < 100000; i++)
-        if (s->body[i] != pattern(i))
-            fail_msg("byte %zu", i);
+    assert_int_equal(S(c, 1)->status, 200);
+    expect_pattern(S(c, 1), 100000);
     hc_close(c);
 }
 
-static void held_exchange_read(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(held_exchange_read) {
     atomic_store(&held_read, 1);
     hc *c = hc_open(port);
-    req(c, 1, "POST", "/held", 0); /* no body bytes yet */
+    req(c, 1, "POST", "/held", 0); /* no body bytes yet: the stream stays open */
     assert_true(wait_stream(c, 1, 5000));
     assert_int_equal(S(c, 1)->status, 200);
     assert_int_equal(atomic_load(&held_read), TACHY_EWOULDBLOCK);
@@ -1743,14 +1676,9 @@ static void held_exchange_read(void **state) {
 }
 
 /* A drain with a stream in flight: GOAWAY, the stream finishes, the server stops. */
-static void drain_with_stream(void **state) {
-    (void)state;
-    NEED_H2();
-    tachy_options o;
-    opts(&o);
-    tachy_server *s2 = ts_server(&o);
-    contexts(s2);
-    int p2 = ts_start(s2);
+H2_TEST(drain_with_stream) {
+    int p2;
+    tachy_server *s2 = second_server(0, 0, &p2);
     hc *c = hc_open(p2);
     hc *idle = hc_open(p2);
     req(c, 1, "GET", "/sleep", 1);
@@ -1759,8 +1687,7 @@ static void drain_with_stream(void **state) {
     assert_int_equal(tachy_server_drain(s2, 5000), 0);
     long took = ts_now_ms() - t0;
     assert_true(wait_stream(c, 1, 5000));
-    assert_int_equal(S(c, 1)->status, 200);
-    assert_int_equal(S(c, 1)->len, 14);
+    expect_hello(S(c, 1));
     assert_true(c->goaway == E_NO || (wait_goaway(c, 1000) && c->goaway == E_NO));
     assert_true(wait_eof(c, 2000));
     assert_true(wait_eof(idle, 2000));
@@ -1772,15 +1699,7 @@ static void drain_with_stream(void **state) {
 
 /* RSS of this process in KiB. */
 static long rss_kib(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long v = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld", &v) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return v;
+    return ts_proc_status("VmRSS");
 }
 
 /* n idle connections, each after one request (h2: by prior knowledge, else HTTP/1.1),
@@ -1802,8 +1721,7 @@ static long idle_cost(int h2, int n, int *threads_delta, long *heap) {
             int fd = ts_connect(port);
             if (h2) {
                 static const char hello_req[] = "\x00\x00\x00\x04\x00\x00\x00\x00\x00";
-                hb b = {0};
-                hb_req(&b, "GET", "/hello");
+                hb b = hb_request("GET", "/hello");
                 uint8_t h[9] = {(uint8_t)(b.len >> 16), (uint8_t)(b.len >> 8), (uint8_t)b.len,
                                 F_HEADERS, FL_END_HEADERS | FL_END_STREAM, 0, 0, 0, 1};
                 ok = send(fd, preface, 24, 0) == 24 && send(fd, hello_req, 9, 0) == 9 &&
@@ -1843,15 +1761,11 @@ static long idle_cost(int h2, int n, int *threads_delta, long *heap) {
     int status;
     waitpid(pid, &status, 0);
     close(up[0]), close(up[1]), close(down[0]), close(down[1]);
-    long t = ts_now_ms();
-    while (tachy_server_connection_count(srv) > 0 && ts_now_ms() - t < 5000)
-        ts_sleep_ms(10);
+    wait_no_connections();
     return (after - before) * 1024 / n;
 }
 
-static void idle_connections_cost(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(idle_connections_cost) {
     int n = ts_under_valgrind() ? 50 : 1000;
     struct rlimit rl;
     getrlimit(RLIMIT_NOFILE, &rl);
@@ -1938,17 +1852,11 @@ static void tls_down(tls_env *e) {
     EVP_PKEY_free(e->k);
 }
 
-static void tls_alpn_h2(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(tls_alpn_h2) {
     tls_env e;
     tls_up(&e);
     hc *c = tls_open(&e);
-    req(c, 1, "GET", "/hello", 1);
-    assert_true(wait_stream(c, 1, 5000));
-    assert_int_equal(S(c, 1)->status, 200);
-    assert_int_equal(S(c, 1)->len, 14);
-    assert_memory_equal(S(c, 1)->body, "hello HTTP/2.0", 14);
+    expect_hello(get(c, 1, "/hello", 200));
     hc_close(c);
     tls_down(&e);
 }
@@ -1956,15 +1864,11 @@ static void tls_alpn_h2(void **state) {
 /* Over TLS, streams whose handlers read, write and sleep at once (the reader and the
  * senders take turns on the one SSL: h2->xp_lock): a 1 MiB echo, a 1 MiB download, a slow
  * stream. */
-static void tls_concurrent_streams(void **state) {
-    (void)state;
-    NEED_H2();
+H2_TEST(tls_concurrent_streams) {
     tls_env e;
     tls_up(&e);
     hc *c = getenv("TEST_H2_PLAIN") ? hc_open(port) : tls_open(&e);
-    uint8_t *body = malloc(BIG);
-    for (size_t i = 0; i < BIG; i++)
-        body[i] = pattern(i);
+    uint8_t *body = pattern_new(BIG);
     req(c, 1, "POST", "/echo", 0);
     req(c, 3, "GET", "/big", 1);
     req(c, 5, "GET", "/sleep", 1);
@@ -1973,10 +1877,8 @@ static void tls_concurrent_streams(void **state) {
     assert_true(wait_stream(c, 3, 10000));
     assert_true(wait_stream(c, 5, 10000));
     assert_int_equal(S(c, 1)->status, 200);
-    assert_int_equal(S(c, 1)->len, BIG);
-    assert_memory_equal(S(c, 1)->body, body, BIG);
-    assert_int_equal(S(c, 3)->len, BIG);
-    assert_memory_equal(S(c, 3)->body, body, BIG);
+    expect_pattern(S(c, 1), BIG);
+    expect_pattern(S(c, 3), BIG);
     assert_int_equal(S(c, 5)->status, 200);
     free(body);
     hc_close(c);

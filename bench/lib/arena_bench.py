@@ -8,8 +8,8 @@ servers (A B C A B C ...); every figure is the median over the rounds (min-max b
 CPU per request = server utime+stime (/proc/PID/stat, all threads, the process and its
 children: nginx's worker, h2o's helpers) over the load / completed requests.
 
-Writes OUT/table.md (the summary kept in git) and OUT/raw/ (local only: every load output and
-server log, results.json, chart.png).
+Writes OUT/table.md (the summary) and OUT/raw/ (every load output and server log,
+results.json, chart.png); bench/arena.sh's OUT is under bench/results/runs/, which git ignores.
 """
 import argparse
 import json

@@ -1,12 +1,17 @@
 """What both bench drivers (bench.py for bench/run.sh, arena_bench.py for bench/arena.sh)
 measure and manage alike: /proc readings of a server, its port coming up, its process group
-going down, a load run sampled against it, the log line and the median."""
+going down, a load run sampled against it, the log line and the median. Its port coming up
+(wait_port) and a free port (free_port) are tests/support/netutil.py's, re-exported here."""
 import os
 import signal
-import socket
 import statistics
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tests", "support"))
+from netutil import free_port, wait_port  # noqa: E402,F401 (re-exported for the drivers)
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -115,21 +120,6 @@ def sampled_load(pid, cmd, duration, env=None, tree=False):
     out = p.communicate()[0]
     u1, s1 = cpu_split(pid, tree)
     return rss0, thr0, peak, thr_peak, u0, s0, u1, s1, out, t0
-
-
-def wait_port(port, proc, timeout):
-    """True once 127.0.0.1:port accepts a connection; False when proc exits first or after
-    timeout seconds."""
-    t0 = time.time()
-    while time.time() - t0 < timeout:
-        if proc.poll() is not None:
-            return False
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return True
-        except OSError:
-            time.sleep(0.1)
-    return False
 
 
 def stop_group(p, wait):

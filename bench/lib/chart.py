@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draw bench/results/<run>/raw/chart.png from raw/results.json (needs matplotlib:
+"""Draw bench/results/runs/<run>/raw/chart.png from raw/results.json (needs matplotlib:
 Debian python3-matplotlib, installed by bench/run.sh).
 
 Top: server CPU µs per request (median, min-max whiskers) per profile, log scale.

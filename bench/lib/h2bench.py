@@ -18,7 +18,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,6 +25,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
+from netutil import free_port, wait_port  # noqa: E402
 TICK = os.sysconf("SC_CLK_TCK")
 PROFILES = {
     "h2c-c16m32": ("h2c", 16, 32),
@@ -37,27 +38,6 @@ PROFILES = {
 
 def say(*a):
     print(time.strftime("%H:%M:%S", time.gmtime()), "h2.sh:", *a, flush=True)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-def wait_port(port, proc, secs=15):
-    end = time.time() + secs
-    while time.time() < end:
-        if proc.poll() is not None:
-            return False
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return True
-        except OSError:
-            time.sleep(0.1)
-    return False
 
 
 def cpu_ticks(pid):
@@ -139,7 +119,7 @@ def start(name, a, raw, cert, key):
         cmd = lib_conf(name, plain, tls, cert, key, os.path.join(a.workdir, name))
         p = popen(cmd, log)
         s.procs.append(p)
-        if not (wait_port(plain, p) and wait_port(tls, p)):
+        if not (wait_port(plain, p, 15) and wait_port(tls, p, 15)):
             s.skip = f"did not start (raw/server-{name}.log)"
             return s
         pid = p.pid
@@ -155,7 +135,7 @@ def start(name, a, raw, cert, key):
         p1 = popen([a.tachy_hello, "-p", str(plain), "-i", "100000"], log)
         p2 = popen([a.tachy_hello, "-p", str(tls), "-i", "100000", "-c", cert, "-k", key], log)
         s.procs += [p1, p2]
-        if not (wait_port(plain, p1) and wait_port(tls, p2)):
+        if not (wait_port(plain, p1, 15) and wait_port(tls, p2, 15)):
             s.skip = f"did not start (raw/server-{name}.log)"
             return s
         s.serving = {"h2c": p1.pid, "tls": p2.pid}

@@ -30,13 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchutil import cpu_split, med, stop_group, wait_port  # noqa: E402
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from benchutil import cpu_split, free_port, med, stop_group, wait_port  # noqa: E402
 
 
 def variants(a, work):

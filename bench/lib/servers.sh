@@ -25,8 +25,9 @@ bench_traps() {
 }
 
 # bench_start NAME PREFIX: what every bench script sets up first - say (log lines "NAME: ..."),
-# WORK (bench/build), STAMP, OUT (bench/results/PREFIX<stamp>, with raw/), an empty SKIP, and
-# the traps. Needs BENCH.
+# WORK (bench/build), STAMP, OUT (bench/results/runs/PREFIX<stamp>, with raw/: git ignores
+# runs/, the scripts copy what is kept to bench/results/*latest*), an empty SKIP, and the
+# traps. Needs BENCH.
 BENCH_NAME=bench
 say() { printf '%s %s: %s\n' "$(date -u +%H:%M:%S)" "$BENCH_NAME" "$*"; }
 bench_start() {
@@ -34,7 +35,7 @@ bench_start() {
   WORK="$BENCH/build"
   mkdir -p "$WORK"
   STAMP="$(date -u +%Y%m%d-%H%M%S)"
-  OUT="$BENCH/results/$2$STAMP"
+  OUT="$BENCH/results/runs/$2$STAMP"
   mkdir -p "$OUT/raw"
   SKIP=()
   bench_traps

@@ -16,19 +16,14 @@ and exits with the entry's status. Not part of any suite: a harness for the harn
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "support"))
+from netutil import free_port, wait_port  # noqa: E402
 
 
 def main():
@@ -85,15 +80,9 @@ http {{
 """)
     ngx = subprocess.Popen(["nginx", "-e", f"{d}/error.log", "-p", d, "-c", conf])
     for p in (h2, h2c):
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", p), timeout=0.2).close()
-                break
-            except OSError:
-                if ngx.poll() is not None:
-                    proc.terminate()
-                    return 1
-                threading.Event().wait(0.05)
+        if not wait_port(p, ngx, 5) and ngx.poll() is not None:
+            proc.terminate()
+            return 1
     print(f"listening on h2://127.0.0.1:{h2}/", flush=True)
     print(f"listening on h2c://127.0.0.1:{h2c}/", flush=True)
     stop = threading.Event()

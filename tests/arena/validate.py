@@ -638,15 +638,20 @@ def h2_profiles(tests, h2_port, h2c_port, data, dataset):
     h2c = f"http://127.0.0.1:{h2c_port}"
     tls = ("-k", "--http2")
     pk = ("--http2-prior-knowledge",)
+
+    def sums(base, opts, label):
+        """/baseline2's sums over HTTP/2 (label: h2 or h2c), and its Content-Type."""
+        for a_, b_ in ((13, 42), (random.randint(100, 999), random.randint(100, 999))):
+            s, v, h, b = curl(f"{base}/baseline2?a={a_}&b={b_}", *opts)
+            check(f"GET /baseline2?a={a_}&b={b_} over {label} = {a_ + b_}",
+                  s == 200 and v == "2" and b == str(a_ + b_).encode(), f"{s} HTTP/{v} {b[:40]!r}")
+        check(f"/baseline2 Content-Type text/plain ({label})", ctype_is(h, "text/plain"), str(h))
+
     if "baseline-h2" in tests:
         print("[baseline-h2: TLS, ALPN h2]")
         s, v, h, b = curl(f"{h2}/baseline2?a=1&b=1", *tls)
         check(f"HTTP/2 negotiated (HTTP/{v})", v == "2")
-        for a_, b_ in ((13, 42), (random.randint(100, 999), random.randint(100, 999))):
-            s, v, h, b = curl(f"{h2}/baseline2?a={a_}&b={b_}", *tls)
-            check(f"GET /baseline2?a={a_}&b={b_} over h2 = {a_ + b_}",
-                  s == 200 and v == "2" and b == str(a_ + b_).encode(), f"{s} HTTP/{v} {b[:40]!r}")
-        check("/baseline2 Content-Type text/plain (h2)", ctype_is(h, "text/plain"), str(h))
+        sums(h2, tls, "h2")
     if "static-h2" in tests:
         print("[static-h2: TLS, ALPN h2]")
         for name in ("reset.css", "app.js", "manifest.json"):
@@ -680,11 +685,7 @@ def h2_profiles(tests, h2_port, h2c_port, data, dataset):
         check(f"HTTP/2 cleartext by prior knowledge (HTTP/{v})", v == "2")
         s, v, h, b = curl(f"{h2c}/baseline2?a=1&b=1", "--http1.1")
         check(f"the h2c port does not answer HTTP/1.1 with 200 (got {s})", s != 200)
-        for a_, b_ in ((13, 42), (random.randint(100, 999), random.randint(100, 999))):
-            s, v, h, b = curl(f"{h2c}/baseline2?a={a_}&b={b_}", *pk)
-            check(f"GET /baseline2?a={a_}&b={b_} over h2c = {a_ + b_}",
-                  s == 200 and v == "2" and b == str(a_ + b_).encode(), f"{s} HTTP/{v} {b[:40]!r}")
-        check("/baseline2 Content-Type text/plain (h2c)", ctype_is(h, "text/plain"), str(h))
+        sums(h2c, pk, "h2c")
     if "json-h2c" in tests:
         print("[json-h2c: cleartext, prior knowledge]")
         s, v, h, b = curl(f"{h2c}/json/1?m=1", *pk)

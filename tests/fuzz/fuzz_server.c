@@ -9,43 +9,18 @@
  * (an upgrade request followed by frames). The client then half-closes (SHUT_WR) and reads
  * what the server answers.
  *
- * Properties checked besides memory safety in the server's threads:
- * - the server closes the half-closed fuzzed connection within 5 s (it never lingers on a
- *   client that has nothing more to send);
- * - a following good request on a new connection is answered 200 "Hello, World!" within
- *   5 s: one bad client does not take the server down or wedge it;
- * - every 64 inputs, the open-connection count drops back to 0 within 5 s (no connection
- *   is leaked).
+ * The server, the connection and the properties checked (the half-closed connection is
+ * closed, a good request after it is answered, no connection is leaked) are fuzz_conn.c's,
+ * shared with fuzz_h2.
  */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <tachy/tachy.h>
 #include <tachy/ws.h>
 
 #include "../../examples/common/demo.h"
+#include "fuzz_conn.h"
 #include "fuzz_util.h"
-
-static tachy_server *srv;
-static int port;
-
-/* POST or not, the body back: the decoders of every framing see the fuzzed bytes. A failed
- * read or write still returns 0 (the connection ends by its own state, not the handler's). */
-static int echo(tachy_exchange *ex, void *user) {
-    (void)user;
-    (void)demo_echo_body(ex);
-    return 0;
-}
 
 static int ws(tachy_exchange *ex, void *user) {
     (void)user;
@@ -60,162 +35,17 @@ static int ws(tachy_exchange *ex, void *user) {
     return 0;
 }
 
-static void stop_server(void) {
-    tachy_server_destroy(srv);
-    srv = NULL;
-}
-
-static long now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
-    (void)argc;
-    (void)argv;
-    tachy_options opt;
-    tachy_options_init(&opt);
-    opt.idle_interval_ms = 2000;
-    opt.max_req_time_ms = 3000;
-    opt.max_rsp_time_ms = 3000;
-    FUZZ_CHECK(tachy_server_create(&srv, "127.0.0.1", 0, 0, &opt) == 0);
-    FUZZ_CHECK(tachy_server_create_context(srv, "/", demo_hello, NULL, NULL) == 0);
-    FUZZ_CHECK(tachy_server_create_context(srv, "/echo", echo, NULL, NULL) == 0);
-    FUZZ_CHECK(tachy_server_create_context(srv, "/ws", ws, NULL, NULL) == 0);
-    FUZZ_CHECK(tachy_server_create_context(srv, "/nohandler", NULL, NULL, NULL) == 0);
-    FUZZ_CHECK(tachy_server_start(srv) == 0);
-    port = tachy_server_port(srv);
-    atexit(stop_server);
-    return 0;
-}
-
-static int dial(void) {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    FUZZ_CHECK(fd >= 0);
-    struct sockaddr_in sin;
-    memset(&sin, 0, sizeof sin);
-    sin.sin_family = AF_INET;
-    sin.sin_port = htons((uint16_t)port);
-    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    struct timeval tv = {5, 0};
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    /* libFuzzer's timer signal may interrupt connect: the connection then completes in
-     * the background, so wait for it. */
-    int rc = connect(fd, (struct sockaddr *)&sin, sizeof sin);
-    if (rc < 0 && errno == EINTR) {
-        struct pollfd p = {fd, POLLOUT, 0};
-        while ((rc = poll(&p, 1, 5000)) < 0 && errno == EINTR)
-            ;
-        int err = 0;
-        socklen_t el = sizeof err;
-        if (rc == 1 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0)
-            rc = 0;
-        else
-            errno = err ? err : ETIMEDOUT, rc = -1;
-    }
-    if (rc < 0) {
-        fprintf(stderr, "fuzz_server: connect: %s\n", strerror(errno));
-        abort();
-    }
-    return fd;
-}
-
-/* Reads until EOF (1), or until deadline (0). Keeps the first cap-1 bytes in out. */
-static int read_to_eof(int fd, long deadline, char *out, size_t cap, size_t *got) {
-    char tmp[16384];
-    *got = 0;
-    for (;;) {
-        long left = deadline - now_ms();
-        if (left <= 0)
-            return 0;
-        struct pollfd p = {fd, POLLIN, 0};
-        int r = poll(&p, 1, (int)left);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return 0;
-        ssize_t n = recv(fd, tmp, sizeof tmp, 0);
-        if (n == 0 || (n < 0 && errno == ECONNRESET))
-            return 1;
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return 1;
-        if (out && *got < cap - 1) {
-            size_t k = (size_t)n < cap - 1 - *got ? (size_t)n : cap - 1 - *got;
-            memcpy(out + *got, tmp, k);
-            *got += k;
-            out[*got] = '\0';
-        }
-    }
+void fuzz_conn_configure(tachy_options *opt, const char **name, const fuzz_route **extra) {
+    (void)opt;
+    static const fuzz_route routes[] = {{"/ws", ws}, {NULL, NULL}};
+    *name = "fuzz_server";
+    *extra = routes;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    static unsigned long runs;
     fuzz_in in = {data, size};
     size_t segments = 1 + fuzz_u8(&in) % 4;
-
-    int fd = dial();
-    /* the bytes in `segments` sends (TCP_NODELAY: usually as many segments) */
-    size_t off = 0;
-    int closed = 0;
-    for (size_t s = 0; s < segments && !closed; s++) {
-        size_t end = s + 1 == segments ? in.n : in.n / segments * (s + 1);
-        while (off < end) {
-            ssize_t w = send(fd, in.p + off, end - off, MSG_NOSIGNAL);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                closed = 1; /* the server closed on us: fine */
-                break;
-            }
-            off += (size_t)w;
-        }
-    }
-    shutdown(fd, SHUT_WR);
-    size_t got;
-    if (!read_to_eof(fd, now_ms() + 5000, NULL, 0, &got)) {
-        fprintf(stderr, "fuzz_server: the server kept a half-closed connection open for 5 s\n");
-        abort();
-    }
-    close(fd);
-
-    fd = dial();
-    static const char good[] = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
-    size_t sent = 0;
-    while (sent < sizeof good - 1) {
-        ssize_t w = send(fd, good + sent, sizeof good - 1 - sent, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        FUZZ_CHECK(w > 0);
-        sent += (size_t)w;
-    }
-    char resp[512];
-    int eof = read_to_eof(fd, now_ms() + 5000, resp, sizeof resp, &got);
-    close(fd);
-    if (!eof || got < 12 || memcmp(resp, "HTTP/1.1 200", 12) != 0 ||
-        strstr(resp, "\r\n\r\nHello, World!") == NULL) {
-        fprintf(stderr, "fuzz_server: the good request after the fuzzed one failed: %.200s\n",
-                got ? resp : "(no response)");
-        abort();
-    }
-
-    if (++runs % 64 == 0) {
-        long deadline = now_ms() + 5000;
-        while (tachy_server_connection_count(srv) > 0 && now_ms() < deadline) {
-            struct timespec ts = {0, 2000000};
-            nanosleep(&ts, NULL);
-        }
-        if (tachy_server_connection_count(srv) > 0) {
-            fprintf(stderr, "fuzz_server: %d connections still open 5 s after the clients left\n",
-                    tachy_server_connection_count(srv));
-            abort();
-        }
-    }
+    fuzz_conn_run(NULL, in.p, in.n, segments);
     return 0;
 }

@@ -30,6 +30,10 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "support"))
+from netutil import recv_all  # noqa: E402
+
 try:
     import hpack
 except ImportError:  # pragma: no cover
@@ -517,12 +521,7 @@ def t_tls_get(x):
 def t_h1(x):
     s = socket.create_connection(x.h2c, timeout=5)
     s.sendall(f"GET / HTTP/1.1\r\nHost: {x.a.h2c}\r\nConnection: close\r\n\r\n".encode())
-    d = b""
-    while True:
-        b = s.recv(65536)
-        if not b:
-            break
-        d += b
+    d = recv_all(s)
     s.close()
     expect(d.startswith(b"HTTP/1.1 200"), f"got {d[:40]!r}")
 

@@ -15,18 +15,17 @@ is missing (CTest's skip code). Everything listens on 127.0.0.1; about 2 s.
 
   tests/lb/haproxy_accesslog.py [--hello PATH] [--keep DIR]
 """
-import argparse
 import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from haproxy_rolling import Backend, free_port, wait_port  # noqa: E402
+from lbtest import (Backend, Tally, arg_parser, curl_from, free_port,  # noqa: E402
+                    haproxy_proxies, kill_all, missing_tool, start_haproxy, wait_port,
+                    work_dir)
 
 HAPROXY_CFG = """\
 global
@@ -38,31 +37,14 @@ defaults
     timeout client  10s
     timeout server  10s
 
-frontend web
-    bind 127.0.0.1:{fe}
-    default_backend tachy
-
-backend tachy
-    option httpchk GET /
-    http-check expect status 200
-    default-server inter 300ms fall 2 rise 1
-    server t1 127.0.0.1:{p1} send-proxy-v2 check check-send-proxy
 """
 
 # host ident authuser [date] "request" status bytes
 CLF = re.compile(r'^(\S+) (\S+) (\S+) \[(\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4})\] '
                  r'"([^"]*)" (\d{3}|-) (\d+|-)$')
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-    print(("ok    " if ok else "FAIL  ") + what, flush=True)
+T = Tally()
+check = T.check
 
 
 def lines_of(path):
@@ -83,41 +65,25 @@ def lines_of(path):
     return out
 
 
-def curl_ip(fe, tag):
-    r = subprocess.run(["curl", "-s", "-m", "5", "--interface", "127.0.0.2",
-                        f"http://127.0.0.1:{fe}/ip?{tag}"], capture_output=True, text=True)
-    return r.stdout.strip()
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    ap.add_argument("--hello", default=os.environ.get("TACHY_HELLO") or
-                    os.path.join(root, "build/release/examples/tachy-hello"))
-    ap.add_argument("--keep", help="keep the config and logs in this directory")
-    a = ap.parse_args()
-    for tool in ("haproxy", "curl"):
-        if not shutil.which(tool):
-            print(f"skipped: {tool} is not installed (scripts/deps.sh test)")
-            return 77
-    work = a.keep or tempfile.mkdtemp(prefix="tachy-accesslog-")
-    os.makedirs(work, exist_ok=True)
+    a = arg_parser().parse_args()
+    if missing_tool(("haproxy", "curl")):
+        return 77
+    work = work_dir(a.keep, "tachy-accesslog-")
     log = os.path.join(work, "access.log")
     fe, p1 = free_port(), free_port()
     b = Backend([a.hello, "-p", "PORT", "--proxy-protocol", "--proxy-trusted", "127.0.0.1",
                  "--access-log", log], p1, os.path.join(work, "backend.log"))
     cfg = os.path.join(work, "haproxy.cfg")
     with open(cfg, "w") as f:
-        f.write(HAPROXY_CFG.format(fe=fe, p1=p1))
+        f.write(HAPROXY_CFG + haproxy_proxies(fe, [p1], "inter 300ms fall 2 rise 1"))
     hap = None
     try:
         check(b.start(), f"tachy-hello --access-log on port {p1} started")
-        hap = subprocess.Popen(["haproxy", "-db", "-f", cfg], stdout=subprocess.DEVNULL,
-                               stderr=open(os.path.join(work, "haproxy.log"), "w"))
+        hap = start_haproxy(cfg, work)
         check(wait_port(fe), f"HAProxy listens on {fe}")
         time.sleep(0.5)  # the first health check (inter 300ms, rise 1)
-        answers = [curl_ip(fe, f"a{i}") for i in range(3)]
+        answers = [curl_from(fe, f"/ip?a{i}") for i in range(3)]
         check(all(s.startswith("127.0.0.2 ") for s in answers),
               "GET /ip from 127.0.0.2 answered as 127.0.0.2: " + " | ".join(answers))
         # 2. Rotation: rename, SIGHUP, one more request.
@@ -130,7 +96,7 @@ def main():
                 break
             time.sleep(0.01)
         check(os.path.exists(log), "SIGHUP: a new file by the old name")
-        after = curl_ip(fe, "b0")
+        after = curl_from(fe, "/ip?b0")
         check(after.startswith("127.0.0.2 "), "a request after the rotation: " + after)
         # 3. SIGTERM: drained, exit 0, every line written.
         rc, took = b.stop()
@@ -148,16 +114,10 @@ def main():
                   int(m.group(7)) == len(ans) + 1 for m, ans in zip(ms, answers + [after])),
               "status 200 and the body's bytes on each line")
     finally:
-        if hap and hap.poll() is None:
-            hap.kill()
-            hap.wait()
-        if b.proc and b.proc.poll() is None:
-            b.proc.kill()
-            b.proc.wait()
+        kill_all([hap, b.proc])
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return T.finish()
 
 
 if __name__ == "__main__":

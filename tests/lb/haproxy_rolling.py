@@ -34,12 +34,15 @@ import http.client
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lbtest import (Backend, Tally, arg_parser, curl_from, free_port,  # noqa: E402
+                    haproxy_proxies, kill_all, missing_tool, recv_all, start_haproxy,
+                    wait_port, work_dir)
 
 HAPROXY_CFG = """\
 global
@@ -61,71 +64,10 @@ defaults
     # HAProxy has just sent on it: nothing came back, so it is safe to send again
     retry-on conn-failure empty-response response-timeout
 
-frontend web
-    bind 127.0.0.1:{fe}
-    default_backend tachy
-
-backend tachy
-    balance roundrobin
-    option httpchk GET /
-    http-check expect status 200
-    default-server inter 500ms fall 2 rise 2
-    server t1 127.0.0.1:{p1} send-proxy-v2 check check-send-proxy
-    server t2 127.0.0.1:{p2} send-proxy-v2 check check-send-proxy
 """
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-    print(("ok    " if ok else "FAIL  ") + what, flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port, timeout=10.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return True
-        except OSError:
-            time.sleep(0.05)
-    return False
-
-
-class Backend:
-    def __init__(self, cmd, port, log):
-        self.cmd = [c.replace("PORT", str(port)) for c in cmd]
-        self.port = port
-        self.log = log
-        self.proc = None
-
-    def start(self):
-        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.PIPE, stderr=open(self.log, "a"),
-                                     text=True)
-        line = self.proc.stdout.readline()  # "listening on http://..." once it accepts
-        return line.startswith("listening on")
-
-    def stop(self):
-        """SIGTERM: the backend drains and exits; returns (exit code, seconds)."""
-        t0 = time.monotonic()
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            rc = self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            rc = self.proc.wait()
-        return rc, time.monotonic() - t0
+T = Tally()
+check = T.check
 
 
 def stats_socket(path):
@@ -133,12 +75,7 @@ def stats_socket(path):
     with socket.socket(socket.AF_UNIX) as u:
         u.connect(path)
         u.sendall(b"show stat\n")
-        data = b""
-        while True:
-            b = u.recv(65536)
-            if not b:
-                break
-            data += b
+        data = recv_all(u)
     lines = data.decode().splitlines()
     cols = lines[0].lstrip("# ").split(",")
     return [dict(zip(cols, line.split(","))) for line in lines[1:] if line]
@@ -239,13 +176,7 @@ def reuseport(java, work, seconds, drain, strict=True):
         wrk_result(out, "reuseport, one of two stopped", strict)
         check(backends[1].proc.poll() is None, "reuseport backend 2 still serves")
     finally:
-        if wrk and wrk.poll() is None:
-            wrk.kill()
-            wrk.wait()
-        for b in backends:
-            if b.proc and b.proc.poll() is None:
-                b.proc.kill()
-                b.proc.wait()
+        kill_all([wrk] + [b.proc for b in backends])
 
 
 MIGRATE = "/proc/sys/net/ipv4/tcp_migrate_req"
@@ -285,12 +216,7 @@ def reuseport_isolated(a, java):
 
 
 def main():
-    global passed, failed
-    ap = argparse.ArgumentParser()
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    ap.add_argument("--hello", default=os.environ.get("TACHY_HELLO") or
-                    os.path.join(root, "build/release/examples/tachy-hello"))
+    ap = arg_parser()
     ap.add_argument("--java-cp", help="run the Java demo (dev.tachy.examples.Hello) instead: "
                     "the class path with the provider jar and the demo's classes")
     ap.add_argument("--java-bin", default=os.path.join(os.environ["JAVA_HOME"], "bin", "java")
@@ -304,14 +230,10 @@ def main():
     ap.add_argument("--seconds", type=int, default=12)
     ap.add_argument("--backend-args", default="",
                     help="more tachy-hello arguments, e.g. '--drain 0' (stop without draining)")
-    ap.add_argument("--keep", help="keep the config and logs in this directory")
     a = ap.parse_args()
-    for tool in ("haproxy", "wrk", "curl"):
-        if not shutil.which(tool):
-            print(f"skipped: {tool} is not installed (scripts/deps.sh test)")
-            return 77
-    work = a.keep or tempfile.mkdtemp(prefix="tachy-haproxy-")
-    os.makedirs(work, exist_ok=True)
+    if missing_tool(("haproxy", "wrk", "curl")):
+        return 77
+    work = work_dir(a.keep, "tachy-haproxy-")
     java = [a.java_bin, "-cp", a.java_cp, "dev.tachy.examples.Hello"] if a.java_cp else None
     if a.reuseport_only:
         # in the namespace reuseport_isolated made: this phase alone
@@ -321,8 +243,7 @@ def main():
         finally:
             if not a.keep:
                 shutil.rmtree(work, ignore_errors=True)
-        print(f"{passed} passed, {failed} failed")
-        return 1 if failed else 0
+        return T.finish()
     fe, p1, p2 = free_port(), free_port(), free_port()
     if a.java_cp:
         cmd = [a.java_bin, "-Dtachy.proxyProtocol=true", "-Dtachy.proxyTrusted=127.0.0.1",
@@ -335,22 +256,19 @@ def main():
     cfg = os.path.join(work, "haproxy.cfg")
     sock = os.path.join(work, "haproxy.sock")
     with open(cfg, "w") as f:
-        f.write(HAPROXY_CFG.format(fe=fe, p1=p1, p2=p2, sock=sock))
+        f.write(HAPROXY_CFG.format(sock=sock) +
+                haproxy_proxies(fe, [p1, p2], "inter 500ms fall 2 rise 2"))
     procs = []
     try:
         for b in backends:
             check(b.start(), f"backend on port {b.port} started")
-        hap = subprocess.Popen(["haproxy", "-db", "-f", cfg], stdout=subprocess.DEVNULL,
-                               stderr=open(os.path.join(work, "haproxy.log"), "w"))
-        procs.append(hap)
+        procs.append(start_haproxy(cfg, work))
         check(wait_port(fe), f"HAProxy listens on {fe}")
         check(wait_up(sock, "t1") and wait_up(sock, "t2"), "HAProxy counts both backends up")
         # 1. The client's address crosses the balancer (both backends: round-robin).
         seen = []
         for _ in range(4):
-            r = subprocess.run(["curl", "-s", "-m", "5", "--interface", "127.0.0.2",
-                                f"http://127.0.0.1:{fe}/ip"], capture_output=True, text=True)
-            seen.append(r.stdout.strip())
+            seen.append(curl_from(fe, "/ip"))
         check(all(s.startswith("127.0.0.2 ") for s in seen),
               "a request from 127.0.0.2 is seen as 127.0.0.2: " + " | ".join(seen))
         # 2. Rolling restart under wrk: the first backend at a quarter of the run, the
@@ -377,20 +295,12 @@ def main():
         wrk_result(out, "rolling restart through HAProxy")
         print("haproxy: " + haproxy_errors(sock), flush=True)
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        for b in backends:
-            if b.proc and b.proc.poll() is None:
-                b.proc.kill()
-                b.proc.wait()
+        kill_all(procs + [b.proc for b in backends])
     try:
         if java and a.reuseport_seconds > 0:
             got = None if migrate_req() == "1" else reuseport_isolated(a, java)
             if got is not None:
-                passed += got[0]
-                failed += got[1]
+                T.add(*got)
             else:
                 strict = migrate_req() == "1"
                 if not strict:
@@ -402,8 +312,7 @@ def main():
     finally:
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return T.finish()
 
 
 if __name__ == "__main__":

@@ -462,16 +462,22 @@ char *ts_get(int port, const char *path, int *status) {
     return body;
 }
 
-int ts_thread_count(void) {
+long ts_proc_status(const char *field) {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
-    int n = -1;
+    size_t fl = strlen(field);
+    long v = -1;
     while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "Threads: %d", &n) == 1)
+        if (strncmp(line, field, fl) == 0 && line[fl] == ':' &&
+            sscanf(line + fl + 1, "%ld", &v) == 1)
             break;
     if (f)
         fclose(f);
-    return n;
+    return v;
+}
+
+int ts_thread_count(void) {
+    return (int)ts_proc_status("Threads");
 }
 
 /* ---- guard pages ------------------------------------------------------------------------ */

@@ -86,6 +86,9 @@ int ts_read_head(int fd, char *buf, size_t cap);
  * out. 1 if found, else 0. */
 int ts_head_value(const char *head, const char *name, char *out, size_t cap);
 
+/* The number after "field:" in /proc/self/status (e.g. "VmRSS", in KiB), -1 if unknown. */
+long ts_proc_status(const char *field);
+
 /* The calling process's thread count (/proc/self/status), -1 if unknown. */
 int ts_thread_count(void);
 
