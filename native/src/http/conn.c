@@ -245,7 +245,7 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
         if (avail && h2 == 0) { /* (H2_WAIT: parse nothing, read the rest of the preface) */
             req.headers = c->refs;
             req.num_headers = c->refs_cap;
-            r = tachy__parse_request(c->rbuf.data + c->rbuf.off, avail, &req, &lim, &perr);
+            r = tachy__parse_request_conn(c->rbuf.data + c->rbuf.off, avail, &req, &lim, &perr);
         }
         if (r == TACHY__PARSE_INCOMPLETE) {
             /* A short read drained the socket at that moment; anything that arrived since
@@ -359,7 +359,7 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
             graceful = 1;
             goto close;
         }
-        rc = tachy__exchange_dispatch(&c->ex);
+        rc = tachy__exchange_dispatch_conn(&c->ex);
         if (rc == TACHY__DISPATCH_DEFERRED) {
             c->carry_read = must_read;
             return TACHY__CONN_NEXT_LEND; /* the loop lends c to the exchange */

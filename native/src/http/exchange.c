@@ -489,9 +489,10 @@ static int drain(tachy_exchange *ex, long limit) {
     }
 }
 
-TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
-    if (!ex)
-        return TACHY_EINVAL;
+/* tachy_exchange_request_body_close, always inlined: close_exchange, which every exchange
+ * runs, has a copy of its own (out of line, with its other caller in dispatch.c, it cost
+ * HTTP/1.1 ~26 instructions per request: callgrind, keep-alive GET). */
+static inline __attribute__((always_inline)) int request_body_close(tachy_exchange *ex) {
     if (ex->body_closed)
         return 0;
     if (ex->ops) {
@@ -507,6 +508,12 @@ TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
         ex->conn->close_after = 1; /* too much left (or an error): do not reuse */
     ex->body_closed = 1;
     return 0;
+}
+
+TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
+    if (!ex)
+        return TACHY_EINVAL;
+    return request_body_close(ex);
 }
 
 /* The exchange is closed. A deferred one tells whoever waits for it: the pool thread
@@ -542,7 +549,7 @@ static int close_exchange(tachy_exchange *ex, int harvest) {
         tachy__exchange_close_after(ex);
         ex->failed = 1;
     } else {
-        tachy_exchange_request_body_close(ex);
+        request_body_close(ex);
         rc = tachy_exchange_response_body_close(ex);
     }
     ex->close_harvest = harvest;

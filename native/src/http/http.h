@@ -501,5 +501,11 @@ void tachy__response_reject(tachy__conn *c, int code, const char *msg);
  * must close, TACHY__DISPATCH_DEFERRED if the handler deferred the exchange. Owner
  * thread. */
 int tachy__exchange_dispatch(tachy_exchange *ex);
+/* The same, for http/conn.c's request loop alone (c->ex, HTTP/1.1: ex->ops is NULL). An
+ * entry point with one caller is one that link-time optimisation inlines into it (GCC
+ * inlines a function called once); tachy__exchange_dispatch has h2/'s streams too and is
+ * too big to inline into both. Measured by callgrind (tachy-hello, keep-alive GET): its
+ * own call and the seam's branches cost HTTP/1.1 ~60 instructions per request. */
+int tachy__exchange_dispatch_conn(tachy_exchange *ex);
 
 #endif
