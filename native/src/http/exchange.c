@@ -201,7 +201,7 @@ static void attrs_clear(tachy_exchange *ex) {
 void tachy__exchange_end(tachy_exchange *ex) {
     if (ex->t0_ns && ex->conn) /* edge/metrics.c: status class, duration, access log */
         tachy__edge_exchange_done(ex->conn->srv, ex, ex->rsp_code, ex->t0_ns);
-    if (ex->conn && !ex->ops && atomic_load_explicit(&ex->conn->io_deadline, memory_order_relaxed))
+    if (ex->conn && atomic_load_explicit(&ex->conn->io_deadline, memory_order_relaxed) && !ex->ops)
         atomic_store(&ex->conn->io_deadline, 0);
     if (ex->ctx) {
         tachy__context_release(ex->ctx);
@@ -489,19 +489,22 @@ static int drain(tachy_exchange *ex, long limit) {
     }
 }
 
+/* A stream's request body closed: what is left is discarded as it comes (its window given
+ * back), never waited for. Out of line and cold: HTTP/1.1's close keeps one test of ex->ops. */
+__attribute__((cold, noinline)) static int stream_body_close(tachy_exchange *ex) {
+    ex->ops->discard(ex);
+    ex->body_closed = 1;
+    return 0;
+}
+
 /* tachy_exchange_request_body_close, always inlined: close_exchange, which every exchange
  * runs, has a copy of its own (out of line, with its other caller in dispatch.c, it cost
  * HTTP/1.1 ~26 instructions per request: callgrind, keep-alive GET). */
 static inline __attribute__((always_inline)) int request_body_close(tachy_exchange *ex) {
     if (ex->body_closed)
         return 0;
-    if (ex->ops) {
-        /* A stream: what is left is discarded as it comes (its window given back), never
-         * waited for. */
-        ex->ops->discard(ex);
-        ex->body_closed = 1;
-        return 0;
-    }
+    if (ex->ops)
+        return stream_body_close(ex);
     if (ex->conn->held && !body_done(ex))
         return TACHY_EWOULDBLOCK; /* the drain would read the socket: nothing done */
     if (!ex->upgraded && !drain(ex, ex->conn->srv->opt.drain_amount))
@@ -516,13 +519,18 @@ TACHY_API int tachy_exchange_request_body_close(tachy_exchange *ex) {
     return request_body_close(ex);
 }
 
+/* A stream's exchange is closed: the stream's own hand-off (h2/stream.c). Cold. */
+__attribute__((cold, noinline)) static void stream_closed(tachy_exchange *ex) {
+    ex->ops->closed(ex);
+}
+
 /* The exchange is closed. A deferred one tells whoever waits for it: the pool thread
  * still in dispatch (it then carries on), or nobody, when the exchange was lent the
  * connection: the caller then continues the connection (tachy__loop_exchange_closed,
  * through srv->loop_exchange_closed). */
 static void mark_closed(tachy_exchange *ex) {
     if (ex->ops) {
-        ex->ops->closed(ex); /* the stream's own hand-off (h2/stream.c) */
+        stream_closed(ex);
         return;
     }
     if (!ex->deferred) {
@@ -538,7 +546,7 @@ static int close_exchange(tachy_exchange *ex, int harvest) {
         return TACHY_EINVAL;
     if (ex->closed)
         return 0;
-    if (!ex->ops && ex->conn->held && ex->rsp_code >= 0 && !body_done(ex))
+    if (ex->conn->held && !ex->ops && ex->rsp_code >= 0 && !body_done(ex))
         return TACHY_EWOULDBLOCK; /* the drain would read the socket: nothing done */
     int rc = 0;
     if (ex->upgraded) {
