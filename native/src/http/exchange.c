@@ -172,14 +172,6 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
     ex->framing = *fr;
     ex->body_left = fr->chunked ? -1 : (fr->content_length > 0 ? fr->content_length : 0);
     ex->body_eof = !fr->chunked && ex->body_left == 0;
-    /* The deadlines are the connection's (the watchdog shuts its socket down): HTTP/1.1's
-     * one exchange at a time only. */
-    if (ex->ops)
-        ;
-    else if (ex->body_eof)
-        request_complete(c);
-    else
-        request_deadline(c);
     if (fr->chunked)
         tachy__chunked_init(&ex->chunked, c->srv->opt.max_chunk_ext, TACHY__MAX_TRAILER_BYTES);
     ex->rsp_code = -1;
@@ -188,6 +180,13 @@ int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__reque
 
     connection_policy(ex, c, fr);
     return 0;
+}
+
+void tachy__exchange_deadlines(tachy_exchange *ex) {
+    if (ex->body_eof)
+        request_complete(ex->conn);
+    else
+        request_deadline(ex->conn);
 }
 
 static void attrs_clear(tachy_exchange *ex) {

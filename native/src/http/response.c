@@ -154,9 +154,11 @@ typedef struct framing_decision {
  *   len 0          a chunked body (HTTP/1.1), or a body until the connection closes (1.0)
  *   len -1         no body, "Content-length: 0"
  *   len > 0        a fixed body, "Content-length: len"
- * Pure apart from the warnings it logs.
+ * Pure apart from the warnings it logs. Always inlined: HTTP/1.1's send_head and a
+ * stream's (stream_head) each have a copy, HTTP/1.1's in its hot path.
  */
-static framing_decision decide_framing(const tachy_exchange *ex, int code, int64_t len) {
+static inline __attribute__((always_inline)) framing_decision
+decide_framing(const tachy_exchange *ex, int code, int64_t len) {
     tachy__conn *c = ex->conn;
     framing_decision fd = {TACHY__RSP_NONE, FRAMING_NONE, len, 0};
     int no_length_header = 0;
@@ -295,13 +297,19 @@ static int write_head(tachy__conn *c, int code, int framing, int64_t len, head_s
  * response: callgrind, keep-alive GET).
  */
 
-/* The same decision as HTTP/1.1's, sent as the codec frames it (h2/stream.c). A 1xx
- * cannot be a final response there: it goes as an interim one. */
+/* send_head for a stream (ex->ops): the same decision as HTTP/1.1's, sent as the codec
+ * frames it (h2/stream.c). A 1xx cannot be a final response there: it goes as an interim
+ * one. */
 __attribute__((cold, noinline)) static int stream_head(tachy_exchange *ex, int code, int64_t len,
-                                                       int framing, int mode,
                                                        const tachy_headers *h,
                                                        const tachy_field *f, size_t n) {
     head_src src = {h, f, n, 0};
+    framing_decision fd = decide_framing(ex, code, len);
+    len = fd.len;
+    int mode = fd.mode;
+    int framing = fd.header;
+    if (fd.close_after)
+        ex->conn->close_after = 1;
     int64_t cl = framing == FRAMING_LENGTH ? (len == -1 ? 0 : len) : -1;
     int rc = code < 200 ? ex->ops->interim(ex, code)
                         : ex->ops->head(ex, code, cl, mode == TACHY__RSP_EMPTY, head_next_cb, &src);
@@ -322,6 +330,8 @@ static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src) {
         return TACHY_EHDRSENT;
     if (code < 0 || code > 999 || len < -1) /* the JDK sends "HTTP/1.1 99 " as given */
         return TACHY_EINVAL;
+    if (ex->ops)
+        return stream_head(ex, code, len, src->h, src->f, src->n);
     tachy__conn *c = ex->conn;
 
     framing_decision fd = decide_framing(ex, code, len);
@@ -331,8 +341,6 @@ static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src) {
     if (fd.close_after)
         c->close_after = 1;
 
-    if (ex->ops)
-        return stream_head(ex, code, len, framing, mode, src->h, src->f, src->n);
     int rc = write_head(c, code, framing, len, src);
     if (rc < 0)
         return tachy__exchange_fail(ex, rc);
