@@ -226,7 +226,7 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
         size_t avail = tachy__buf_size(&c->rbuf);
         int r = TACHY__PARSE_INCOMPLETE;
         tachy__request req;
-        tachy__parse_error perr = {400, "Bad request"};
+        tachy__parse_error perr; /* set where a parse begins: most turns parse nothing */
         if (__builtin_expect(c->served == 0 && c->srv->h2_ok, 0)) {
             /* HTTP/2 (h2/): the loop switches codecs; nothing of rbuf is consumed. */
             int h2 = h2_first_bytes(c, avail);
@@ -244,6 +244,7 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
                 goto unparsed; /* the preface's beginning: parse nothing, read the rest */
         }
         if (avail) {
+            perr = (tachy__parse_error){400, "Bad request"};
             req.headers = c->refs;
             req.num_headers = c->refs_cap;
             r = tachy__parse_request_conn(c->rbuf.data + c->rbuf.off, avail, &req, &lim, &perr);
