@@ -162,6 +162,6 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
     return dispatch(ex, 0);
 }
 
-int tachy__exchange_dispatch_conn(tachy_exchange *ex) {
+TACHY__NO_ICF int tachy__exchange_dispatch_conn(tachy_exchange *ex) {
     return dispatch(ex, 1);
 }

@@ -86,8 +86,8 @@ int tachy__parse_request(const char *buf, size_t len, tachy__request *req,
  * is one that link-time optimisation inlines into it (GCC inlines a function called
  * once), and HTTP/1.1's loop wants the parse inlined; tachy__parse_request has other
  * callers (h2/'s h2c upgrade, the tests) and is too big to inline into each. Measured by
- * callgrind (tachy-hello, keep-alive GET): a call of its own costs HTTP/1.1 ~40
- * instructions per request.
+ * callgrind (tachy-hello, keep-alive GET): its call costs HTTP/1.1 ~50 instructions per
+ * request.
  */
 TACHY__NO_ICF int tachy__parse_request_conn(const char *buf, size_t len, tachy__request *req,
                                             const tachy__limits *lim, tachy__parse_error *err);

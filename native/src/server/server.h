@@ -221,8 +221,8 @@ static inline int tachy__context_matches(const tachy_context *c, const char *p, 
 /* The context serving the decoded request path path[0,len) (which may hold NUL bytes, see
  * tachy_options.path_nul), or NULL: the JDK's ContextList.findContext, the longest context
  * path that matches it by opt.context_match. srv->lock held. Inline: every request runs
- * it, from http/dispatch.c's two copies (HTTP/1.1's and HTTP/2's), and out of line it cost
- * HTTP/1.1 ~7 instructions per request (callgrind, keep-alive GET). */
+ * it, from http/dispatch.c's two copies (HTTP/1.1's and HTTP/2's), which would make it a
+ * call (with tachy__chain_run: ~4 instructions per request, callgrind, keep-alive GET). */
 static inline tachy_context *tachy__server_find_context_locked(tachy_server *srv,
                                                                const char *path, size_t len) {
     tachy_context *best = NULL;
