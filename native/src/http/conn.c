@@ -226,11 +226,10 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
         size_t avail = tachy__buf_size(&c->rbuf);
         int r = TACHY__PARSE_INCOMPLETE;
         tachy__request req;
-        tachy__parse_error perr = {400, "Bad request"};
-        int h2 = 0;
+        tachy__parse_error perr; /* set where a parse begins: most turns parse nothing */
         if (__builtin_expect(c->served == 0 && c->srv->h2_ok, 0)) {
             /* HTTP/2 (h2/): the loop switches codecs; nothing of rbuf is consumed. */
-            h2 = h2_first_bytes(c, avail);
+            int h2 = h2_first_bytes(c, avail);
             if (h2 == H2_SWITCH)
                 return closer ? TACHY__CONN_NEXT_POOL : TACHY__CONN_NEXT_H2;
             if (h2 == H2_REFUSE) {
@@ -241,12 +240,16 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
                 graceful = 1;
                 goto close;
             }
+            if (h2 == H2_WAIT)
+                goto unparsed; /* the preface's beginning: parse nothing, read the rest */
         }
-        if (avail && h2 == 0) { /* (H2_WAIT: parse nothing, read the rest of the preface) */
+        if (avail) {
+            perr = (tachy__parse_error){400, "Bad request"};
             req.headers = c->refs;
             req.num_headers = c->refs_cap;
-            r = tachy__parse_request(c->rbuf.data + c->rbuf.off, avail, &req, &lim, &perr);
+            r = tachy__parse_request_conn(c->rbuf.data + c->rbuf.off, avail, &req, &lim, &perr);
         }
+    unparsed:
         if (r == TACHY__PARSE_INCOMPLETE) {
             /* A short read drained the socket at that moment; anything that arrived since
              * raised an event, which makes the pool hand c back to us. So read only when
@@ -359,7 +362,8 @@ tachy__conn_next tachy__conn_run(tachy__conn *c, int closer, int *idle_out, long
             graceful = 1;
             goto close;
         }
-        rc = tachy__exchange_dispatch(&c->ex);
+        tachy__exchange_deadlines(&c->ex);
+        rc = tachy__exchange_dispatch_conn(&c->ex);
         if (rc == TACHY__DISPATCH_DEFERRED) {
             c->carry_read = must_read;
             return TACHY__CONN_NEXT_LEND; /* the loop lends c to the exchange */

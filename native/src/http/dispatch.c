@@ -36,7 +36,11 @@ static int auth_then_handler(tachy_exchange *ex, void *arg) {
     return rc;
 }
 
-int tachy__exchange_dispatch(tachy_exchange *ex) {
+/* The dispatch behind both entry points, always inlined so that each is a copy of its own;
+ * h1: the exchange is its connection's HTTP/1.1 one (c->ex, ex->ops == NULL), a constant
+ * that takes the seam's branches out of that copy. */
+static inline __attribute__((always_inline)) int dispatch(tachy_exchange *ex, const int h1) {
+    const tachy__exchange_ops *ops = h1 ? NULL : ex->ops;
     tachy__conn *c = ex->conn;
     tachy_server *srv = c->srv;
     /* One lock for the lookup and for a snapshot of the context's chain (with references),
@@ -82,8 +86,8 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
         rc = -1;
         goto out;
     }
-    if (ex->framing.expect_continue && ex->ops) {
-        if (ex->ops->interim(ex, 100) < 0) { /* a stream's interim HEADERS */
+    if (ex->framing.expect_continue && ops) {
+        if (ops->interim(ex, 100) < 0) { /* a stream's interim HEADERS */
             rc = -1;
             goto out;
         }
@@ -97,7 +101,7 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
             goto out;
         }
     }
-    if (!ex->ops) /* (a connection of HTTP/2 streams is never waited for by stop) */
+    if (!ops) /* (a connection of HTTP/2 streams is never waited for by stop) */
         atomic_store(&c->in_handler, 1);
     if (auth) {
         /* The JDK runs the user's filters first, then the authenticator (a "system
@@ -110,9 +114,9 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
     /* A hold (tachy_exchange_hold) ends when the handler returns: what it left in wbuf
      * leaves by the flush rule. (A deferred exchange's ended at tachy_exchange_defer, unless
      * its closer continues the connection: then it lasts until the close.) */
-    if (ex->ops) {
+    if (ops) {
         if (!ex->deferred)
-            ex->ops->hold(ex, 0);
+            ops->hold(ex, 0);
     } else if (c->held && !ex->deferred) {
         c->held = 0;
     }
@@ -124,7 +128,7 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
             /* Like the JDK: no response is invented; what the handler already produced and
              * earlier pipelined responses still go out, then the connection closes (a
              * stream is reset when its exchange ends). */
-            if (!ex->ops)
+            if (!ops)
                 tachy__io_flush(c);
             tachy__exchange_fail(ex, 0);
         }
@@ -141,7 +145,7 @@ int tachy__exchange_dispatch(tachy_exchange *ex) {
     }
     if (ex->failed)
         rc = -1;
-    if (!ex->ops)
+    if (!ops)
         atomic_store(&c->in_handler, 0);
 out:
     for (size_t i = 0; i < nf; i++)
@@ -151,6 +155,13 @@ out:
     tachy_authenticator_destroy(auth);
     if (rc == TACHY__DISPATCH_DEFERRED)
         return rc;
-    return rc < 0 || (!ex->ops && c->close_after) ? -1 : 0;
+    return rc < 0 || (!ops && c->close_after) ? -1 : 0;
 }
 
+int tachy__exchange_dispatch(tachy_exchange *ex) {
+    return dispatch(ex, 0);
+}
+
+TACHY__NO_ICF int tachy__exchange_dispatch_conn(tachy_exchange *ex) {
+    return dispatch(ex, 1);
+}

@@ -443,6 +443,11 @@ ssize_t tachy__percent_decode(const char *in, size_t len, char *out, size_t cap)
  * TACHY_EINVAL (a decoded NUL in the path) or TACHY_ENOMEM. Owner thread. */
 int tachy__exchange_begin(tachy_exchange *ex, tachy__conn *c, const tachy__request *req,
                           const tachy__framing *fr);
+/* HTTP/1.1's request deadlines, once its exchange has begun (conn.c): maxReqTime for the
+ * body still to come, or maxRspTime from now when there is none. They are the
+ * connection's (the watchdog shuts its socket down): one exchange at a time, so an HTTP/2
+ * stream has none. Owner thread. */
+void tachy__exchange_deadlines(tachy_exchange *ex);
 /* tachy_exchange_upgrade; keeps_thread 0 when the caller will not hold the thread for the
  * stream's life (tachy_ws_attach), so no extra pool thread is brought in for it. */
 int tachy__exchange_upgrade(tachy_exchange *ex, tachy_stream **out, int keeps_thread);
@@ -501,5 +506,11 @@ void tachy__response_reject(tachy__conn *c, int code, const char *msg);
  * must close, TACHY__DISPATCH_DEFERRED if the handler deferred the exchange. Owner
  * thread. */
 int tachy__exchange_dispatch(tachy_exchange *ex);
+/* The same, for http/conn.c's request loop alone (c->ex, HTTP/1.1: ex->ops is NULL). An
+ * entry point with one caller is one that link-time optimisation inlines into it (GCC
+ * inlines a function called once); tachy__exchange_dispatch has h2/'s streams too and is
+ * too big to inline into both. Measured by callgrind (tachy-hello, keep-alive GET): its
+ * call and the seam's branches cost HTTP/1.1 ~30 instructions per request. */
+TACHY__NO_ICF int tachy__exchange_dispatch_conn(tachy_exchange *ex);
 
 #endif

@@ -567,12 +567,24 @@ static __attribute__((noinline)) int parse_jdk(const char *buf, size_t len, tach
     return rc;
 }
 
-int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const tachy__limits *lim,
-                         tachy__parse_error *err) {
+/* The parse behind both entry points: always inlined, so that each is a copy of its own. */
+static inline __attribute__((always_inline)) int
+parse_request(const char *buf, size_t len, tachy__request *req, const tachy__limits *lim,
+              tachy__parse_error *err) {
     size_t n;
     if (lim != NULL && lim->jdk_rules)
         return parse_jdk(buf, len, req, lim, err);
     return parse_head(buf, len, req, lim, err, 0, &n);
+}
+
+int tachy__parse_request(const char *buf, size_t len, tachy__request *req, const tachy__limits *lim,
+                         tachy__parse_error *err) {
+    return parse_request(buf, len, req, lim, err);
+}
+
+TACHY__NO_ICF int tachy__parse_request_conn(const char *buf, size_t len, tachy__request *req,
+                                            const tachy__limits *lim, tachy__parse_error *err) {
+    return parse_request(buf, len, req, lim, err);
 }
 
 void tachy__parse_unfold(char *buf, tachy__request *req) {

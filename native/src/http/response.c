@@ -154,9 +154,11 @@ typedef struct framing_decision {
  *   len 0          a chunked body (HTTP/1.1), or a body until the connection closes (1.0)
  *   len -1         no body, "Content-length: 0"
  *   len > 0        a fixed body, "Content-length: len"
- * Pure apart from the warnings it logs.
+ * Pure apart from the warnings it logs. Always inlined: HTTP/1.1's send_head and a
+ * stream's (stream_head) each have a copy, HTTP/1.1's in its hot path.
  */
-static framing_decision decide_framing(const tachy_exchange *ex, int code, int64_t len) {
+static inline __attribute__((always_inline)) framing_decision
+decide_framing(const tachy_exchange *ex, int code, int64_t len) {
     tachy__conn *c = ex->conn;
     framing_decision fd = {TACHY__RSP_NONE, FRAMING_NONE, len, 0};
     int no_length_header = 0;
@@ -287,6 +289,39 @@ static int write_head(tachy__conn *c, int code, int framing, int64_t len, head_s
     return 0;
 }
 
+/*
+ * An HTTP/2 stream's side of the functions below (ex->ops: the codec frames what
+ * HTTP/1.1 writes into wbuf). Each is out of line and cold, and is given values, not the
+ * caller's head_src or body_src: HTTP/1.1's functions keep one test of ex->ops and none
+ * of the codec's code, and their sources are not handed away.
+ */
+
+/* send_head for a stream (ex->ops): the same decision as HTTP/1.1's, sent as the codec
+ * frames it (h2/stream.c). A 1xx cannot be a final response there: it goes as an interim
+ * one. */
+__attribute__((cold, noinline)) static int stream_head(tachy_exchange *ex, int code, int64_t len,
+                                                       const tachy_headers *h,
+                                                       const tachy_field *f, size_t n) {
+    head_src src = {h, f, n, 0};
+    framing_decision fd = decide_framing(ex, code, len);
+    len = fd.len;
+    int mode = fd.mode;
+    int framing = fd.header;
+    if (fd.close_after)
+        ex->conn->close_after = 1;
+    int64_t cl = framing == FRAMING_LENGTH ? (len == -1 ? 0 : len) : -1;
+    int rc = code < 200 ? ex->ops->interim(ex, code)
+                        : ex->ops->head(ex, code, cl, mode == TACHY__RSP_EMPTY, head_next_cb, &src);
+    if (rc < 0)
+        return tachy__exchange_fail(ex, rc);
+    ex->rsp_code = code;
+    ex->rsp_mode = mode;
+    ex->rsp_left = mode == TACHY__RSP_FIXED ? len : 0;
+    ex->rsp_length_header = cl;
+    ex->rsp_done = mode == TACHY__RSP_EMPTY;
+    return 0;
+}
+
 static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src) {
     if (ex->closed)
         return TACHY_ECLOSED;
@@ -294,6 +329,8 @@ static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src) {
         return TACHY_EHDRSENT;
     if (code < 0 || code > 999 || len < -1) /* the JDK sends "HTTP/1.1 99 " as given */
         return TACHY_EINVAL;
+    if (ex->ops)
+        return stream_head(ex, code, len, src->h, src->f, src->n);
     tachy__conn *c = ex->conn;
 
     framing_decision fd = decide_framing(ex, code, len);
@@ -303,21 +340,6 @@ static int send_head(tachy_exchange *ex, int code, int64_t len, head_src *src) {
     if (fd.close_after)
         c->close_after = 1;
 
-    if (ex->ops) {
-        /* A stream: the same decision, sent as the codec frames it (h2/stream.c). A 1xx
-         * cannot be a final response there: it goes as an interim one. */
-        int64_t cl = framing == FRAMING_LENGTH ? (len == -1 ? 0 : len) : -1;
-        int rc = code < 200 ? ex->ops->interim(ex, code)
-                            : ex->ops->head(ex, code, cl, mode == TACHY__RSP_EMPTY, head_next_cb, src);
-        if (rc < 0)
-            return tachy__exchange_fail(ex, rc);
-        ex->rsp_code = code;
-        ex->rsp_mode = mode;
-        ex->rsp_left = mode == TACHY__RSP_FIXED ? len : 0;
-        ex->rsp_length_header = cl;
-        ex->rsp_done = mode == TACHY__RSP_EMPTY;
-        return 0;
-    }
     int rc = write_head(c, code, framing, len, src);
     if (rc < 0)
         return tachy__exchange_fail(ex, rc);
@@ -396,6 +418,21 @@ typedef struct body_src {
 /* The body rules tachy_exchange_write and tachy_exchange_send_file share: the state
  * checks, then len bytes from src framed as the response's mode says. A failure after
  * bytes went out leaves a truncated body, so the connection closes after the exchange. */
+/* A stream frames its body itself (DATA frames, END_STREAM at its end): framed_body's
+ * HTTP/2 side (see stream_head). */
+__attribute__((cold, noinline)) static int stream_body(tachy_exchange *ex, body_src src,
+                                                       int64_t len) {
+    int rc = src.buf ? ex->ops->body(ex, src.buf, (size_t)len)
+                     : file_body(ex, src.fd, src.off, len);
+    if (rc == 0)
+        ex->rsp_bytes += len;
+    if (rc == 0 && ex->rsp_mode == TACHY__RSP_FIXED && (ex->rsp_left -= len) == 0) {
+        ex->rsp_done = 1;
+        rc = ex->ops->end(ex, 1);
+    }
+    return rc < 0 ? tachy__exchange_fail(ex, rc) : 0;
+}
+
 static int framed_body(tachy_exchange *ex, const body_src *src, int64_t len) {
     if (ex->closed || ex->rsp_closed || ex->upgraded)
         return TACHY_ECLOSED;
@@ -410,18 +447,8 @@ static int framed_body(tachy_exchange *ex, const body_src *src, int64_t len) {
     tachy__conn *c = ex->conn;
     if (ex->rsp_mode == TACHY__RSP_FIXED && len > ex->rsp_left)
         return TACHY_ETOOLONG; /* nothing written */
-    if (ex->ops) {
-        /* A stream frames its body itself (DATA frames, END_STREAM at its end). */
-        int rc = src->buf ? ex->ops->body(ex, src->buf, (size_t)len)
-                          : file_body(ex, src->fd, src->off, len);
-        if (rc == 0)
-            ex->rsp_bytes += len;
-        if (rc == 0 && ex->rsp_mode == TACHY__RSP_FIXED && (ex->rsp_left -= len) == 0) {
-            ex->rsp_done = 1;
-            rc = ex->ops->end(ex, 1);
-        }
-        return rc < 0 ? tachy__exchange_fail(ex, rc) : 0;
-    }
+    if (ex->ops)
+        return stream_body(ex, *src, len);
     int chunked = ex->rsp_mode == TACHY__RSP_CHUNKED;
     if (chunked && (tachy__buf_append_hex(&c->wbuf, (uint64_t)len) < 0 ||
                     tachy__buf_append(&c->wbuf, "\r\n", 2) < 0))
@@ -478,6 +505,21 @@ TACHY_API int tachy_exchange_try_flush(tachy_exchange *ex) {
     return rc < 0 ? tachy__exchange_fail(ex, rc) : rc;
 }
 
+/* A stream's response body closed (see stream_head): a short fixed body is reset (the peer
+ * must not take it for whole), a streamed one ends; an empty one ended with its head. */
+__attribute__((cold, noinline)) static int stream_body_close(tachy_exchange *ex) {
+    int rc = 0;
+    if (ex->rsp_mode == TACHY__RSP_FIXED && ex->rsp_left > 0) {
+        ex->ops->end(ex, 0);
+        return tachy__exchange_fail(ex, TACHY_ESHORT);
+    }
+    if (ex->rsp_mode == TACHY__RSP_CHUNKED && !ex->failed) {
+        ex->rsp_done = 1;
+        rc = ex->ops->end(ex, 1);
+    }
+    return rc < 0 ? tachy__exchange_fail(ex, rc) : 0;
+}
+
 TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex) {
     if (!ex)
         return TACHY_EINVAL;
@@ -488,19 +530,8 @@ TACHY_API int tachy_exchange_response_body_close(tachy_exchange *ex) {
     ex->rsp_closed = 1;
     tachy__conn *c = ex->conn;
     int rc = 0;
-    if (ex->ops) {
-        /* A stream: a short fixed body is reset (the peer must not take it for whole),
-         * a streamed one ends; an empty one ended with its head. */
-        if (ex->rsp_mode == TACHY__RSP_FIXED && ex->rsp_left > 0) {
-            ex->ops->end(ex, 0);
-            return tachy__exchange_fail(ex, TACHY_ESHORT);
-        }
-        if (ex->rsp_mode == TACHY__RSP_CHUNKED && !ex->failed) {
-            ex->rsp_done = 1;
-            rc = ex->ops->end(ex, 1);
-        }
-        return rc < 0 ? tachy__exchange_fail(ex, rc) : 0;
-    }
+    if (ex->ops)
+        return stream_body_close(ex);
     switch (ex->rsp_mode) {
     case TACHY__RSP_FIXED:
         if (ex->rsp_left > 0) {

@@ -348,32 +348,36 @@ int tachy__loop_run(tachy__conn *c, int closer) {
             next = closer ? TACHY__CONN_NEXT_POOL : tachy__h2_run(c, &idle, &deadline);
         else
             next = tachy__conn_run(c, closer, &idle, &deadline);
-        if (next == TACHY__CONN_NEXT_H2) {
-            /* The client speaks HTTP/2 (its preface, ALPN "h2", "Upgrade: h2c"): the
-             * connection changes codecs and its next step is HTTP/2's. */
-            if (tachy__h2_start(c) < 0)
+        /* Parking is the common end of a run (a keep-alive connection between requests):
+         * one test for it, the other ends after it. */
+        if (next != TACHY__CONN_NEXT_PARK) {
+            if (next == TACHY__CONN_NEXT_H2) {
+                /* The client speaks HTTP/2 (its preface, ALPN "h2", "Upgrade: h2c"): the
+                 * connection changes codecs and its next step is HTTP/2's. */
+                if (tachy__h2_start(c) < 0)
+                    break;
+                continue;
+            }
+            if (next == TACHY__CONN_NEXT_HOLD)
+                return 0; /* held by its streams' exchanges: the last one requeues it */
+            if (next == TACHY__CONN_NEXT_LEND) {
+                if (lend(c))
+                    return 0; /* LENT: the exchange has it; its close resumes it */
+                continue;     /* closed before its handler returned: carry on */
+            }
+            if (next == TACHY__CONN_NEXT_POOL) {
+                tachy__loop_requeue(c);
+                return 0;
+            }
+            if (next == TACHY__CONN_NEXT_LINGER) {
+                c->linger_until = tachy__now_ms() + TACHY__LINGER_MS;
+                continue;
+            }
+            if (next == TACHY__CONN_NEXT_CLOSE) {
+                if (tachy__loop_ws_adopt(c))
+                    return 0; /* the handler attached a WebSocket: parked as one now */
                 break;
-            continue;
-        }
-        if (next == TACHY__CONN_NEXT_HOLD)
-            return 0; /* held by its streams' exchanges: the last one requeues it */
-        if (next == TACHY__CONN_NEXT_LEND) {
-            if (lend(c))
-                return 0; /* LENT: the exchange has it; its close resumes it */
-            continue;     /* closed before its handler returned: carry on */
-        }
-        if (next == TACHY__CONN_NEXT_POOL) {
-            tachy__loop_requeue(c);
-            return 0;
-        }
-        if (next == TACHY__CONN_NEXT_LINGER) {
-            c->linger_until = tachy__now_ms() + TACHY__LINGER_MS;
-            continue;
-        }
-        if (next == TACHY__CONN_NEXT_CLOSE) {
-            if (tachy__loop_ws_adopt(c))
-                return 0; /* the handler attached a WebSocket: parked as one now */
-            break;
+            }
         }
         int pr = tachy__loop_park(c, idle, deadline);
         if (pr > 0)

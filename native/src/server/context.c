@@ -116,32 +116,6 @@ TACHY_API int tachy_server_remove_context_handle(tachy_server *srv, tachy_contex
     return TACHY_ENOTFOUND;
 }
 
-/* Whether context path cp[0,cn) serves request path p[0,n) under the server's
- * context_match: a string prefix, or (the default) a path prefix - the whole path, or a
- * prefix that ends at a '/' (its own last byte, or the path's next one), as JDK 27's
- * ContextList does. "/" is a prefix of every path either way. */
-static int context_matches(const tachy_context *c, const char *p, size_t n, int string_prefix) {
-    size_t cn = c->path_len;
-    if (cn > n || memcmp(c->path, p, cn) != 0)
-        return 0;
-    return string_prefix || cn == n || c->path[cn - 1] == '/' || p[cn] == '/';
-}
-
-/* The JDK's ContextList.findContext: the longest context path that matches the decoded
- * request path path[0,len) (which may hold NUL bytes, see tachy_options.path_nul). */
-tachy_context *tachy__server_find_context_locked(tachy_server *srv, const char *path,
-                                                 size_t len) {
-    tachy_context *best = NULL;
-    int string_prefix = srv->opt.context_match == TACHY_CONTEXT_MATCH_STRING_PREFIX;
-    for (size_t i = 0; i < srv->ncontexts; i++) {
-        tachy_context *c = srv->contexts[i];
-        if (context_matches(c, path, len, string_prefix) &&
-            (!best || c->path_len > best->path_len))
-            best = c;
-    }
-    return best;
-}
-
 TACHY_API tachy_context *tachy_server_find_context(tachy_server *srv, const char *path) {
     if (!srv || !path)
         return NULL;
@@ -150,7 +124,6 @@ TACHY_API tachy_context *tachy_server_find_context(tachy_server *srv, const char
     pthread_mutex_unlock(&srv->lock);
     return c;
 }
-
 
 TACHY_API const char *tachy_context_path(const tachy_context *ctx) {
     return ctx ? ctx->path : NULL;

@@ -30,14 +30,6 @@ struct tachy_filter {
     char description[]; /* copied at creation */
 };
 
-struct tachy_chain {
-    tachy_filter *const *filters;
-    size_t n;
-    size_t next; /* shared cursor, like the JDK's ListIterator */
-    tachy_handler_fn handler;
-    void *handler_user;
-};
-
 /* One allocation holds the filter and its description. On failure the caller keeps
  * ownership of user (free_user is not called). */
 static int filter_new(tachy_filter **out, const char *description, enum filter_kind kind,
@@ -140,14 +132,3 @@ int tachy_chain_do_filter(tachy_chain *chain, tachy_exchange *ex) {
     }
     return TACHY_EINVAL;
 }
-
-/* Runs filters[0, n) then handler. The caller holds references on the filters for the
- * duration (a snapshot of the context's list). Exchange's thread. */
-int tachy__chain_run(tachy_filter *const *filters, size_t n, tachy_handler_fn handler,
-                     void *handler_user, tachy_exchange *ex) {
-    tachy_chain chain = {filters, n, 0, handler, handler_user};
-    if (filters == NULL && n > 0)
-        return TACHY_EINVAL;
-    return tachy_chain_do_filter(&chain, ex);
-}
-

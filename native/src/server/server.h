@@ -20,6 +20,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <sys/socket.h>
 
 /* Request-duration histogram bounds in microseconds (edge/metrics.c prints them in seconds):
@@ -205,19 +206,62 @@ void tachy__log(const tachy_server *srv, int level, const char *fmt, ...)
 
 /* Drops one reference to a context (the server's list holds one, each exchange one). */
 void tachy__context_release(tachy_context *ctx);
-/* The context serving the decoded request path path[0,len) (the longest context path that
- * matches it by opt.context_match), or NULL. srv->lock held. */
-tachy_context *tachy__server_find_context_locked(tachy_server *srv, const char *path,
-                                                 size_t len);
+/* Whether context c serves request path p[0,n) under the server's context_match: a string
+ * prefix, or (the default) a path prefix - the whole path, or a prefix that ends at a '/'
+ * (its own last byte, or the path's next one), as JDK 27's ContextList does. "/" is a
+ * prefix of every path either way. */
+static inline int tachy__context_matches(const tachy_context *c, const char *p, size_t n,
+                                         int string_prefix) {
+    size_t cn = c->path_len;
+    if (cn > n || memcmp(c->path, p, cn) != 0)
+        return 0;
+    return string_prefix || cn == n || c->path[cn - 1] == '/' || p[cn] == '/';
+}
+
+/* The context serving the decoded request path path[0,len) (which may hold NUL bytes, see
+ * tachy_options.path_nul), or NULL: the JDK's ContextList.findContext, the longest context
+ * path that matches it by opt.context_match. srv->lock held. Inline: every request runs
+ * it, from http/dispatch.c's two copies (HTTP/1.1's and HTTP/2's), which would make it a
+ * call (with tachy__chain_run: ~4 instructions per request, callgrind, keep-alive GET). */
+static inline tachy_context *tachy__server_find_context_locked(tachy_server *srv,
+                                                               const char *path, size_t len) {
+    tachy_context *best = NULL;
+    int string_prefix = srv->opt.context_match == TACHY_CONTEXT_MATCH_STRING_PREFIX;
+    for (size_t i = 0; i < srv->ncontexts; i++) {
+        tachy_context *c = srv->contexts[i];
+        if (tachy__context_matches(c, path, len, string_prefix) &&
+            (!best || c->path_len > best->path_len))
+            best = c;
+    }
+    return best;
+}
 
 /* ---- filter.c, auth.c --------------------------------------------------------------- */
 
 void tachy__filter_ref(tachy_filter *f);
 void tachy__authenticator_ref(tachy_authenticator *a);
 
-/* Runs the chain filters[i..n) then handler on ex. Returns the first failure (< 0). */
-int tachy__chain_run(tachy_filter *const *filters, size_t n, tachy_handler_fn handler,
-                     void *handler_user, tachy_exchange *ex);
+/* A run of the chain: filters[next..n) then handler (tachy_chain_do_filter walks it). */
+struct tachy_chain {
+    tachy_filter *const *filters;
+    size_t n;
+    size_t next; /* shared cursor, like the JDK's ListIterator */
+    tachy_handler_fn handler;
+    void *handler_user;
+};
+
+/* Runs filters[0, n) then handler on ex. Returns the first failure (< 0). The caller holds
+ * references on the filters for the duration (a snapshot of the context's list).
+ * Exchange's thread. Inline, as tachy__server_find_context_locked is and for the same
+ * reason: every request runs it from http/dispatch.c's two copies. */
+static inline int tachy__chain_run(tachy_filter *const *filters, size_t n,
+                                   tachy_handler_fn handler, void *handler_user,
+                                   tachy_exchange *ex) {
+    tachy_chain chain = {filters, n, 0, handler, handler_user};
+    if (filters == NULL && n > 0)
+        return TACHY_EINVAL;
+    return tachy_chain_do_filter(&chain, ex);
+}
 
 /* Decodes "Basic <b64>" credentials: on success *user and *pass are malloc'ed UTF-8
  * strings (caller frees) and 0 is returned; -1 for a malformed value (bad base64, no
