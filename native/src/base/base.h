@@ -20,6 +20,16 @@
 #define TACHY__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define TACHY__MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* On an entry point that is a twin of another (the same code, kept apart so that it has one
+ * caller and link-time optimisation inlines it there: http/parser.h, http/dispatch.c):
+ * GCC's identical code folding (-fipa-icf, on at -O2) would otherwise make the two one
+ * function again, with both callers. Clang folds no functions unless told to. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define TACHY__NO_ICF __attribute__((no_icf))
+#else
+#define TACHY__NO_ICF
+#endif
+
 /* The value of an ASCII hex digit, or -1. Pure. */
 static inline int tachy__hex_value(unsigned char c) {
     if (c >= '0' && c <= '9')

@@ -70,6 +70,8 @@ struct tachy__h2 {
                                  request */
     int npool;                /* (mu) */
     int continuations;        /* (mu) CONTINUATION frames of the header block being read */
+    int32_t cur_id;           /* (mu) the stream last looked up (0: none) and its user data: */
+    tachy__h2_stream *cur;    /* a header block asks for its stream once per field */
     long rst_second;          /* (mu) the second the client's resets are being counted in */
     int rst_count;            /* (mu) ... and how many there were */
     uint32_t fatal;           /* (mu) the error code to end the session with (callbacks) */
@@ -139,6 +141,9 @@ int tachy__h2_send(tachy__h2 *h2, int wait, int force);
  * counts as a stream: the connection outlives it. wake: bring a thread for it now (else
  * the calling pool thread takes it after the jobs it queued). mu held. */
 void tachy__h2_post_flush_locked(tachy__h2 *h2, int wake);
+/* Sets nghttp2's user data of stream id (every change goes through here, so that the
+ * lookup's cache stays true). nghttp2's result. mu held. */
+int tachy__h2_set_stream(tachy__h2 *h2, int32_t id, tachy__h2_stream *s);
 /* Takes h2->dead_list (the streams whose last reference went): the caller frees them with
  * tachy__h2_release once mu is released. mu held. */
 tachy__h2_stream *tachy__h2_take_dead_locked(tachy__h2 *h2);

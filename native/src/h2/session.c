@@ -22,7 +22,18 @@ int tachy__h2_available(void) {
 /* ---- nghttp2's callbacks (mu held) ------------------------------------------------------- */
 
 static tachy__h2_stream *stream_of(tachy__h2 *h2, int32_t id) {
-    return NG(nghttp2_session_get_stream_user_data)(h2->ng, id);
+    if (id == h2->cur_id && id != 0)
+        return h2->cur;
+    tachy__h2_stream *s = NG(nghttp2_session_get_stream_user_data)(h2->ng, id);
+    h2->cur_id = id;
+    h2->cur = s;
+    return s;
+}
+
+int tachy__h2_set_stream(tachy__h2 *h2, int32_t id, tachy__h2_stream *s) {
+    if (id == h2->cur_id)
+        h2->cur_id = 0; /* (looked up again) */
+    return NG(nghttp2_session_set_stream_user_data)(h2->ng, id, s);
 }
 
 static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void *user) {
@@ -139,11 +150,12 @@ static int on_data(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t
 }
 
 static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void *user) {
+    (void)ng;
     tachy__h2 *h2 = user;
     tachy__h2_stream *s = stream_of(h2, id);
     if (!s)
         return 0;
-    NG(nghttp2_session_set_stream_user_data)(ng, id, NULL);
+    tachy__h2_set_stream(h2, id, NULL);
     s->ng_closed = 1;
     s->close_code = code;
     pthread_cond_broadcast(&s->cond);
@@ -194,7 +206,7 @@ void tachy__h2_kill_locked(tachy__h2 *h2) {
         if (!s->ng_closed) {
             s->ng_closed = 1;
             s->close_code = NGHTTP2_CANCEL;
-            NG(nghttp2_session_set_stream_user_data)(h2->ng, s->id, NULL);
+            tachy__h2_set_stream(h2, s->id, NULL);
             tachy__h2_stream_unref(s); /* nghttp2's */
         }
         s = next;
@@ -231,6 +243,7 @@ void tachy__h2_post_flush_locked(tachy__h2 *h2, int wake) {
     h2->flush_posted = 1;
     h2->nstreams++;
     h2->flush_job.run = flush_job;
+    h2->flush_job.next = NULL;
     h2->c->srv->loop_post(h2->c->srv, &h2->flush_job, wake);
 }
 
@@ -377,7 +390,7 @@ static int upgrade(tachy__h2 *h2) {
         rc = TACHY_EPROTO;
     /* (a server session ignores upgrade2's stream user data: stream 1 exists now, so it is
      * set here - or the stream's callbacks and its data source would not find s) */
-    if (rc == 0 && NG(nghttp2_session_set_stream_user_data)(h2->ng, 1, s) != 0)
+    if (rc == 0 && tachy__h2_set_stream(h2, 1, s) != 0)
         rc = TACHY_EPROTO;
     if (rc == 0) {
         /* The request's head, as its own HEADERS would have carried it. The fields that
@@ -405,7 +418,7 @@ static int upgrade(tachy__h2 *h2) {
         tachy__h2_stream_ready(s);
         h2->max_id = 1; /* (the client's next stream is 3) */
     } else if (s) {
-        NG(nghttp2_session_set_stream_user_data)(h2->ng, 1, NULL);
+        tachy__h2_set_stream(h2, 1, NULL);
         tachy__h2_stream_unref(s);
     }
     pthread_mutex_unlock(&h2->mu);

@@ -46,7 +46,7 @@ tachy__h2_stream *tachy__h2_stream_new(tachy__h2 *h2, int32_t id) {
     s->refs = 1; /* nghttp2's, until on_stream_close */
     s->content_length = -1;
 
-    if (NG(nghttp2_session_set_stream_user_data)(h2->ng, id, s) != 0 && id != 1) {
+    if (tachy__h2_set_stream(h2, id, s) != 0 && id != 1) {
         s->next = h2->pool; /* (back, unused) */
         h2->pool = s;
         h2->npool++;
@@ -262,7 +262,7 @@ void tachy__h2_dispatch(tachy__h2 *h2) {
         s->next = list;
         list = s;
     }
-    int posted = 0;
+    tachy__job *jobs = NULL, **tail = &jobs;
     while (list) {
         tachy__h2_stream *s = list;
         list = s->next;
@@ -272,11 +272,15 @@ void tachy__h2_dispatch(tachy__h2 *h2) {
             continue;
         }
         s->job.run = stream_job;
-        srv->loop_post(srv, &s->job, 0); /* this thread takes them once c is parked */
-        posted++;
+        s->job.next = NULL;
+        *tail = &s->job;
+        tail = &s->job.next;
     }
-    if (posted) /* their responses leave together, after the last of them (the flush rule) */
+    if (jobs) {
+        srv->loop_post(srv, jobs, 0); /* this thread takes them once c is parked */
+        /* Their responses leave together, after the last of them (the flush rule). */
         tachy__h2_post_flush_locked(h2, 0);
+    }
     pthread_mutex_unlock(&h2->mu);
     tachy__h2_reap(h2);
 }

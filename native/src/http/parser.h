@@ -8,16 +8,6 @@
 
 #include "base/base.h"
 
-/* On an entry point that is a twin of another (the same code, kept apart so that it has one
- * caller and link-time optimisation inlines it there): GCC's identical code folding
- * (-fipa-icf, on at -O2) would otherwise make the two one function again, with both
- * callers. Clang folds no functions unless told to. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define TACHY__NO_ICF __attribute__((no_icf))
-#else
-#define TACHY__NO_ICF
-#endif
-
 /* A borrowed string view into the parsed buffer. */
 typedef struct tachy__str {
     const char *base;

@@ -221,8 +221,9 @@ int tachy__loop_spawn_worker(tachy_server *srv);
 void tachy__loop_reap(tachy_server *srv);
 /* Makes sure someone will take events: wakes a spare or starts a thread (lock held). */
 void tachy__loop_ensure_waiter(tachy_server *srv);
-/* srv->loop_post: queues job (run in order by pool threads); wake: kick a waiter, or
- * bring a thread in, for it now. Any thread. */
+/* srv->loop_post: queues job and the jobs chained after it (run in order by pool
+ * threads; one lock for the batch); wake: kick a waiter, or bring a thread in, for them
+ * now. Any thread. */
 void tachy__loop_post(tachy_server *srv, tachy__job *job, int wake);
 /* srv->loop_blocking: if nobody waits for events, bring in a thread now. Any thread. */
 void tachy__loop_blocking(tachy_server *srv);

@@ -85,14 +85,17 @@ static tachy__job *job_pop(struct tachy__loop *p) {
 
 void tachy__loop_post(tachy_server *srv, tachy__job *job, int wake) {
     struct tachy__loop *p = srv->loop;
-    job->next = NULL;
+    tachy__job *last = job;
+    size_t n = 1;
+    for (; last->next; last = last->next)
+        n++;
     pthread_mutex_lock(&p->ready_lock);
     if (p->jobs_tail)
         p->jobs_tail->next = job;
     else
         p->jobs_head = job;
-    p->jobs_tail = job;
-    __atomic_store_n(&p->njobs, p->njobs + 1, __ATOMIC_RELAXED);
+    p->jobs_tail = last;
+    __atomic_store_n(&p->njobs, p->njobs + n, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&p->ready_lock);
     if (!wake)
         return;

@@ -80,7 +80,7 @@ struct tachy__conn; /* http/http.h */
  * then only finish what it holds, never call a handler: srv->state says so). */
 typedef struct tachy__job {
     void (*run)(struct tachy__job *job);
-    struct tachy__job *next; /* the loop's queue (loop/workers.c) */
+    struct tachy__job *next; /* the loop's queue (loop/workers.c); a batch posted at once */
 } tachy__job;
 
 struct tachy_server {
@@ -126,9 +126,10 @@ struct tachy_server {
      * the exchange's harvest flag serving other ready connections after it; else on a pool
      * thread). loop/states.c. */
     void (*loop_exchange_closed)(struct tachy__conn *conn);
-    /* Queues job for a pool thread (loop/workers.c, tachy__loop_post); wake: make sure a
-     * thread comes for it now (else the caller, a pool thread, will take it itself when it
-     * is back in the loop, or another comes when this one blocks). Any thread. */
+    /* Queues job, and the jobs chained after it by next (NULL-terminated: the caller sets
+     * it), for pool threads (loop/workers.c, tachy__loop_post); wake: make sure a thread
+     * comes for them now (else the caller, a pool thread, will take them itself when it is
+     * back in the loop, or another comes when this one blocks). Any thread. */
     void (*loop_post)(tachy_server *srv, tachy__job *job, int wake);
     /* Puts conn, which the caller holds (a codec's TACHY__CONN_NEXT_HOLD ended), back for a
      * pool thread (tachy__loop_requeue). Any thread. */
