@@ -141,6 +141,9 @@ int tachy__h2_send(tachy__h2 *h2, int wait, int force);
  * counts as a stream: the connection outlives it. wake: bring a thread for it now (else
  * the calling pool thread takes it after the jobs it queued). mu held. */
 void tachy__h2_post_flush_locked(tachy__h2 *h2, int wake);
+/* nghttp2's user data of stream id (its stream struct, or NULL), the last one looked up
+ * kept at hand. mu held. */
+tachy__h2_stream *tachy__h2_stream_of(tachy__h2 *h2, int32_t id);
 /* Sets nghttp2's user data of stream id (every change goes through here, so that the
  * lookup's cache stays true). nghttp2's result. mu held. */
 int tachy__h2_set_stream(tachy__h2 *h2, int32_t id, tachy__h2_stream *s);

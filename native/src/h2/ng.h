@@ -145,7 +145,7 @@ enum {
     NGHTTP2_CANCEL = 8,
     NGHTTP2_ENHANCE_YOUR_CALM = 0xb,
 };
-enum { NGHTTP2_NV_FLAG_NONE = 0, NGHTTP2_NV_FLAG_NO_INDEX = 1 };
+enum { NGHTTP2_NV_FLAG_NONE = 0, NGHTTP2_NV_FLAG_NO_INDEX = 1, NGHTTP2_NV_FLAG_NO_COPY_NAME = 2 };
 
 /* X(required, return type, name, parameters) */
 #define TACHY_NGHTTP2_FNS(X)                                                                      \

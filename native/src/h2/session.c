@@ -21,7 +21,7 @@ int tachy__h2_available(void) {
 
 /* ---- nghttp2's callbacks (mu held) ------------------------------------------------------- */
 
-static tachy__h2_stream *stream_of(tachy__h2 *h2, int32_t id) {
+tachy__h2_stream *tachy__h2_stream_of(tachy__h2 *h2, int32_t id) {
     if (id == h2->cur_id && id != 0)
         return h2->cur;
     tachy__h2_stream *s = NG(nghttp2_session_get_stream_user_data)(h2->ng, id);
@@ -87,7 +87,7 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *u
     tachy__h2 *h2 = user;
     if (f->hd.type != NGHTTP2_HEADERS)
         return 0;
-    tachy__h2_stream *s = stream_of(h2, f->hd.stream_id);
+    tachy__h2_stream *s = tachy__h2_stream_of(h2, f->hd.stream_id);
     if (s) {
         s->trailers = 1; /* a second block: trailers (RFC 9113 8.1), not kept */
         return 0;
@@ -103,7 +103,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
     (void)ng;
     (void)flags;
     tachy__h2 *h2 = user;
-    tachy__h2_stream *s = stream_of(h2, f->hd.stream_id);
+    tachy__h2_stream *s = tachy__h2_stream_of(h2, f->hd.stream_id);
     if (!s || s->trailers)
         return 0;
     tachy__h2_stream_header(s, (const char *)name, nl, (const char *)value, vl);
@@ -115,7 +115,7 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *user
     tachy__h2 *h2 = user;
     if (f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA)
         return 0;
-    tachy__h2_stream *s = stream_of(h2, f->hd.stream_id);
+    tachy__h2_stream *s = tachy__h2_stream_of(h2, f->hd.stream_id);
     if (!s)
         return 0;
     if (f->hd.type == NGHTTP2_HEADERS && !s->head_done && !s->trailers) {
@@ -138,7 +138,7 @@ static int on_data(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t
     /* The connection's window is given back at once: a stream whose handler does not read
      * holds back only its own window (RFC 9113 5.2), never the others'. */
     NG(nghttp2_session_consume_connection)(ng, len);
-    tachy__h2_stream *s = stream_of(h2, id);
+    tachy__h2_stream *s = tachy__h2_stream_of(h2, id);
     if (!s || s->discard || !s->head_done) {
         NG(nghttp2_session_consume_stream)(ng, id, len);
         return 0;
@@ -152,7 +152,7 @@ static int on_data(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t
 static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t code, void *user) {
     (void)ng;
     tachy__h2 *h2 = user;
-    tachy__h2_stream *s = stream_of(h2, id);
+    tachy__h2_stream *s = tachy__h2_stream_of(h2, id);
     if (!s)
         return 0;
     tachy__h2_set_stream(h2, id, NULL);

@@ -380,8 +380,11 @@ static int st_head(tachy_exchange *ex, int code, int64_t content_length, int end
     if (content_length >= 0)
         cll = tachy__format_u64(cl, (uint64_t)content_length);
     /* The fields: names lower-cased (RFC 9113 8.2.1) into hbuf (the request head's bytes,
-     * which the exchange copied when it began: free to reuse), values as they are; nghttp2
-     * copies both. A name is an offset into hbuf until hbuf stops growing. */
+     * which the exchange copied when it began: free to reuse), values as they are. nghttp2
+     * copies the values but not the names (NO_COPY_NAME: no copy, and no lower-casing of
+     * its own): they are literals or hbuf's, which nothing writes again before the struct
+     * serves another stream - after nghttp2 closed this one, when it packs none of its
+     * frames any more. A name is an offset into hbuf until hbuf stops growing. */
     tachy__buf *names = &s->hbuf;
     tachy__buf_reset(names);
     size_t n = 0;
@@ -399,7 +402,7 @@ static int st_head(tachy_exchange *ex, int code, int64_t content_length, int end
             s->nv_cap = cap;                                                                   \
         }                                                                                      \
         s->nv[n++] = (nghttp2_nv){(uint8_t *)(nm), (uint8_t *)(v), (nl), (vl),                 \
-                                  NGHTTP2_NV_FLAG_NONE};                                       \
+                                  NGHTTP2_NV_FLAG_NO_COPY_NAME};                               \
     } while (0)
     NV_ADD(":status", 7, status, 3);
     NV_ADD("date", 4, date, TACHY__DATE_LEN);
@@ -452,13 +455,13 @@ static int st_head(tachy_exchange *ex, int code, int64_t content_length, int end
 
 ssize_t tachy__h2_stream_read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len,
                                    uint32_t *flags, nghttp2_data_source *src, void *user) {
+    (void)ng;
     (void)src;
-    (void)user;
     /* The stream by its user data, not src->ptr: a dead connection (tachy__h2_kill_locked)
      * lets go of streams nghttp2 still has queued DATA for, and they may be freed before a
      * sender that was writing meanwhile asks nghttp2 for more. Their user data is NULL from
      * then on: nothing more is sent for them. */
-    tachy__h2_stream *s = NG(nghttp2_session_get_stream_user_data)(ng, id);
+    tachy__h2_stream *s = tachy__h2_stream_of(user, id);
     if (!s)
         return NGHTTP2_ERR_DEFERRED;
     size_t have = tachy__buf_size(&s->out);
