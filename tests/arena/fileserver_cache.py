@@ -117,9 +117,21 @@ def main():
         t = wait_for(port, "/big.bin", lambda s, b: b == b"tiny")
         check("large cached file truncated and rewritten: new bytes within 1.5 s",
               t is not None and t <= 1.5)
-        # bounded: 100 large files requested, at most 64 descriptors kept for them
-        fds0 = len(os.listdir(f"/proc/{proc.pid}/fd"))
-        os.mkdir(os.path.join(root, "many"))
+        # bounded: 100 large files requested, at most 64 descriptors kept for them (the
+        # descriptors that name those files: a connection's socket, whose close the server
+        # may not have seen yet, is not counted)
+        many = os.path.join(root, "many")
+
+        def kept():
+            n = 0
+            for fd in os.listdir(f"/proc/{proc.pid}/fd"):
+                try:
+                    n += os.readlink(f"/proc/{proc.pid}/fd/{fd}").startswith(many + "/")
+                except OSError:
+                    pass  # closed meanwhile
+            return n
+
+        os.mkdir(many)
         blob = os.urandom(200 * 1024)
         for i in range(100):
             with open(os.path.join(root, "many", f"f{i}.bin"), "wb") as f:
@@ -128,9 +140,9 @@ def main():
         for i in range(100):
             s, h, b = get(port, f"/many/f{i}.bin")
             bad += s != 200 or b != blob[i:] + blob[:i]
-        fds1 = len(os.listdir(f"/proc/{proc.pid}/fd"))
-        check(f"100 large files served right, descriptors {fds0} -> {fds1} (cache keeps <= 64)",
-              bad == 0 and fds1 - fds0 <= 64, f"{bad} bad")
+        fds = kept()
+        check(f"100 large files served right, {fds} of their descriptors kept (cache keeps <= 64)",
+              bad == 0 and 0 < fds <= 64, f"{bad} bad")
         # a directory is never cached as a file
         os.mkdir(os.path.join(root, "d"))
         s, h, b = get(port, "/d/")
