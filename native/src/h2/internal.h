@@ -55,9 +55,9 @@ struct tachy__h2 {
     int goaway;               /* (mu) GOAWAY submitted */
     int held;                 /* (mu) the loop got TACHY__CONN_NEXT_HOLD: the last stream's
                                  end requeues c */
-    int nstreams;             /* (mu) stream structs alive (each may hold a handler), and
-                                 pins: a thread still using h2 (the flush job, a stream's
-                                 end) - the connection is not closed while it is > 0 */
+    int nstreams;             /* (mu) stream structs not yet released (each may hold a
+                                 handler), and pins: the queued flush job - the connection
+                                 is not closed while it is > 0 */
     int flush_posted;         /* (mu) flush_job is queued: responses that end meanwhile
                                  leave with it (one write for a batch of streams) */
     tachy__job flush_job;
@@ -177,9 +177,10 @@ ssize_t tachy__h2_stream_read_body(nghttp2_session *ng, int32_t id, uint8_t *buf
                                    uint32_t *flags, nghttp2_data_source *src, void *user);
 /* The streams of list (taken off h2->dead_list: refs reached 0) end - their exchanges
  * end, their structs go to h2->pool or are freed - and `pins` pins are let go (h2->nstreams++
- * under mu: the flush job). When that leaves no stream and the loop holds c for
- * them, c is requeued: h2 may be gone after it. One lock for the batch; nothing when list
- * is NULL and pins 0. mu not held. */
+ * under mu: the flush job). Each counts in nstreams until then, so h2 outlives the call's
+ * use of it; when that leaves no stream and the loop holds c for them, c is requeued: h2
+ * may be gone after it. One lock for the batch (two when some are freed, not pooled);
+ * nothing when list is NULL and pins 0. mu not held. */
 void tachy__h2_release(tachy__h2 *h2, tachy__h2_stream *list, int pins);
 /* Frees the structs of h2->pool (the connection is closing). */
 void tachy__h2_pool_free(tachy__h2 *h2);
