@@ -233,7 +233,10 @@ static void common_log_format_fields(void **state) {
     size_t n = split_lines(text, &lines);
     assert_int_equal(n, 6);
     clf c;
-    /* In the order the exchanges ended: one connection, then the other. */
+    /* In the order the exchanges ended: the first connection's in its order; the second
+     * connection's one line may come before the first's last (its 404 is logged once the
+     * response is out, which the client may read, close and connect again before: seen
+     * under valgrind). */
     parse_clf(lines[0], &c);
     assert_string_equal(c.host, "127.0.0.1");
     assert_string_equal(c.ident, "-");
@@ -252,11 +255,12 @@ static void common_log_format_fields(void **state) {
     parse_clf(lines[3], &c);
     assert_string_equal(c.request, "GET /chunked HTTP/1.1");
     assert_int_equal(c.bytes, 10); /* the body, not the chunk framing */
-    parse_clf(lines[4], &c);
+    int fail_first = strstr(lines[4], "/fail") != NULL;
+    parse_clf(lines[fail_first ? 5 : 4], &c);
     assert_string_equal(c.request, "GET /nowhere HTTP/1.1");
     assert_int_equal(c.status, 404);
     assert_int_equal(c.bytes, (long long)reject_body);
-    parse_clf(lines[5], &c);
+    parse_clf(lines[fail_first ? 4 : 5], &c);
     assert_string_equal(c.request, "GET /fail HTTP/1.1");
     assert_int_equal(c.status, -1);
     assert_int_equal(c.bytes, -1);
